@@ -1,0 +1,1 @@
+"""Data and the business rules that read and write it."""

@@ -1,0 +1,72 @@
+"""The one database: a proxy bound at start-up to SQLite or PostgreSQL from `DATABASE_URL`."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
+from playhouse.db_url import connect as connect_url
+
+db = DatabaseProxy()
+
+SQLITE_PRAGMAS = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "busy_timeout": 10_000,
+    "synchronous": "normal",
+}
+
+
+def open_database(url: str):
+    """Build (not connect) the database for a peewee `db_url`."""
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        path = url[len("sqlite:///") :]
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    if url.startswith("sqlite"):
+        # The busy timeout is also the driver's timeout so a waiting writer retries.
+        return connect_url(url, pragmas=SQLITE_PRAGMAS, timeout=10)
+    return connect_url(url, autoconnect=True)
+
+
+def init_db(url: str):
+    """Bind the proxy to the database at `url` (once per process, or again in tests)."""
+    current = db.obj
+    if current is not None and getattr(current, "_subsearch_url", None) == url:
+        return current
+    if current is not None and not current.is_closed():
+        current.close()
+    database = open_database(url)
+    database._subsearch_url = url
+    db.initialize(database)
+    return database
+
+
+def is_postgres() -> bool:
+    return isinstance(db.obj, PostgresqlDatabase)
+
+
+def is_sqlite() -> bool:
+    return isinstance(db.obj, SqliteDatabase)
+
+
+def write_transaction():
+    """A transaction that takes the write lock at once: `BEGIN IMMEDIATE` on SQLite.
+
+    On SQLite a deferred transaction that reads then writes can fail with
+    "database is locked" instead of waiting; an immediate one waits its turn.
+    """
+    if is_sqlite():
+        return db.atomic("IMMEDIATE")
+    return db.atomic()
+
+
+@contextmanager
+def connection():
+    """Open a connection for a unit of work (request, message, command) and close it after."""
+    opened = db.connect(reuse_if_open=True)
+    try:
+        yield db
+    finally:
+        if opened and not db.is_closed():
+            db.close()

@@ -1,0 +1,198 @@
+"""Configuration: every setting the service reads, parsed once from the environment.
+
+In development a `.env` file in the working directory is read first (variables
+already set win). Production refuses to start without its secrets.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENVIRONMENTS = ("development", "test", "production")
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off"}
+
+
+class ConfigError(RuntimeError):
+    """The environment does not describe a service that may start."""
+
+
+def _text(env, name, default=None):
+    value = env.get(name)
+    if value is None:
+        return default
+    # Secrets are supplied without a trailing newline; tolerate one anyway.
+    value = value.strip()
+    return value if value else default
+
+
+def _flag(env, name, default):
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ConfigError(f"{name} must be one of on/off, true/false, 1/0 (got {raw!r})")
+
+
+def _int(env, name, default, minimum=None):
+    raw = _text(env, name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number (got {raw!r})") from None
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum} (got {value})")
+    return value
+
+
+def _choice(env, name, default, choices):
+    value = _text(env, name, default)
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def _list(env, name):
+    raw = _text(env, name, "")
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    app_env: str = "development"
+    secret_key: str = ""
+    database_url: str = "sqlite:///var/subsearch.db"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    search_backend: str = "embedded"
+    search_host: str | None = None
+    search_api_key: str | None = None
+    search_master_key: str | None = None
+    payment_backend: str = "local"
+    payment_api_key: str | None = None
+    payment_webhook_secrets: tuple[str, ...] = ()
+    payment_ad_price_ids: dict[str, str] = field(default_factory=dict)
+    payment_plus_price_id: str | None = None
+    payment_pro_price_id: str | None = None
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    oidc_client_secret: str | None = None
+    dev_login: bool = True
+    video_api_backend: str = "fixture"
+    video_api_key: str | None = None
+    video_fixture_dir: str | None = None
+    upload_dir: str = "var/uploads"
+    public_base_url: str = "http://127.0.0.1:8000"
+    ad_checkout_ttl_minutes: int = 60
+    service_name: str = "subsearch"
+    session_days: int = 30
+    queue_dead_letter_days: int = 30
+    queue_broker: str = "redis"
+
+    @property
+    def is_production(self) -> bool:
+        return self.app_env == "production"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+def load_settings(environ=None, *, read_dotenv=True) -> Settings:
+    env = dict(os.environ if environ is None else environ)
+    app_env = _choice(env, "APP_ENV", "development", ENVIRONMENTS)
+    if read_dotenv and app_env == "development" and Path(".env").is_file():
+        from dotenv import dotenv_values
+
+        file_values = {k: v for k, v in dotenv_values(".env").items() if v is not None}
+        env = {**file_values, **env}
+        app_env = _choice(env, "APP_ENV", "development", ENVIRONMENTS)
+    production = app_env == "production"
+
+    secret_key = _text(env, "SECRET_KEY")
+    search_host = _text(env, "SEARCH_HOST")
+    ad_prices = {
+        name[len("PAYMENT_AD_PRICE_") : -len("_ID")]: value.strip()
+        for name, value in env.items()
+        if name.startswith("PAYMENT_AD_PRICE_") and name.endswith("_ID") and value.strip()
+    }
+    settings = Settings(
+        app_env=app_env,
+        secret_key=secret_key or secrets.token_urlsafe(32),
+        database_url=_text(env, "DATABASE_URL", "sqlite:///var/subsearch.db"),
+        redis_url=_text(env, "REDIS_URL", "redis://127.0.0.1:6379/0"),
+        search_backend=_choice(
+            env,
+            "SEARCH_BACKEND",
+            "meilisearch" if search_host else "embedded",
+            ("embedded", "meilisearch"),
+        ),
+        search_host=search_host,
+        search_api_key=_text(env, "SEARCH_API_KEY"),
+        search_master_key=_text(env, "SEARCH_MASTER_KEY"),
+        payment_backend=_choice(
+            env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
+        ),
+        payment_api_key=_text(env, "PAYMENT_API_KEY"),
+        payment_webhook_secrets=_list(env, "PAYMENT_WEBHOOK_SECRET"),
+        payment_ad_price_ids=ad_prices,
+        payment_plus_price_id=_text(env, "PAYMENT_PLUS_PRICE_ID"),
+        payment_pro_price_id=_text(env, "PAYMENT_PRO_PRICE_ID"),
+        oidc_issuer=_text(env, "OIDC_ISSUER"),
+        oidc_client_id=_text(env, "OIDC_CLIENT_ID"),
+        oidc_client_secret=_text(env, "OIDC_CLIENT_SECRET"),
+        dev_login=_flag(env, "DEV_LOGIN", not production),
+        video_api_backend=_choice(env, "VIDEO_API_BACKEND", "fixture", ("fixture", "youtube")),
+        video_api_key=_text(env, "VIDEO_API_KEY"),
+        video_fixture_dir=_text(env, "VIDEO_FIXTURE_DIR"),
+        upload_dir=_text(env, "UPLOAD_DIR", "var/uploads"),
+        public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
+        ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),
+        service_name=_text(env, "SERVICE_NAME", "subsearch"),
+        session_days=_int(env, "SESSION_DAYS", 30, minimum=1),
+        queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
+        queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
+    )
+    if production:
+        _refuse_unsafe_production(settings, secret_key)
+    return settings
+
+
+def _refuse_unsafe_production(settings: Settings, secret_key: str | None) -> None:
+    problems = []
+    if not secret_key:
+        problems.append("SECRET_KEY is required in production")
+    if settings.dev_login:
+        problems.append("DEV_LOGIN must be off in production")
+    if settings.payment_backend == "local":
+        problems.append("PAYMENT_BACKEND=local is for development only")
+    if settings.queue_broker != "redis":
+        problems.append("QUEUE_BROKER=stub is for tests only")
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
+_current: Settings | None = None
+
+
+def get_settings() -> Settings:
+    """The process-wide settings, loaded on first use."""
+    global _current
+    if _current is None:
+        _current = load_settings()
+    return _current
+
+
+def use_settings(settings: Settings) -> Settings:
+    """Replace the process-wide settings (app factory, tests)."""
+    global _current
+    _current = settings
+    return settings

@@ -1,0 +1,331 @@
+"""Peewee models over the tables that the migrations create (names as in the spec).
+
+The schema itself lives in `models/migrations/`; these classes only read and
+write it. Timestamps are ISO 8601 UTC text, except `users` (Unix milliseconds).
+"""
+
+from __future__ import annotations
+
+from peewee import (
+    AutoField,
+    BigIntegerField,
+    CompositeKey,
+    FloatField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+from models.clock import now_iso, now_ms
+from models.db import db
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+        legacy_table_names = False
+
+
+class IntBooleanField(IntegerField):
+    """A flag stored as INTEGER 0/1, as the spec types it, on both databases."""
+
+    def db_value(self, value):
+        return None if value is None else int(bool(value))
+
+    def python_value(self, value):
+        return None if value is None else bool(value)
+
+
+def created():
+    return TextField(default=now_iso)
+
+
+class User(BaseModel):
+    id = TextField(primary_key=True)
+    name = TextField()
+    email = TextField(unique=True)
+    email_verified = IntBooleanField(default=False)
+    image = TextField(null=True)
+    role = TextField(default="member")
+    payment_customer_id = TextField(null=True)
+    credit_balance = IntegerField(default=50)
+    bonus_credit = IntegerField(default=0)
+    referral_code = TextField(null=True, unique=True)
+    referred_by = ForeignKeyField(
+        "self", null=True, column_name="referred_by", on_delete="SET NULL", backref="referrals"
+    )
+    referral_rewarded_at = TextField(null=True)
+    country = TextField(null=True)
+    created_at = BigIntegerField(default=now_ms)
+    updated_at = BigIntegerField(default=now_ms)
+
+    class Meta:
+        table_name = "users"
+
+    # flask-login: the id it keeps in the signed cookie is the server-side
+    # session's token, so revoking the session row signs the browser out.
+    session_token: str | None = None
+    is_active = True
+    is_anonymous = False
+
+    @property
+    def is_authenticated(self):
+        return True
+
+    @property
+    def is_admin(self):
+        return self.role == "admin"
+
+    def get_id(self):
+        return self.session_token
+
+
+class Account(BaseModel):
+    id = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    issuer = TextField()
+    subject = TextField()
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "accounts"
+
+
+class Session(BaseModel):
+    id = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    expires_at = TextField()
+    revoked_at = TextField(null=True)
+    ip_address = TextField(null=True)
+    user_agent = TextField(null=True)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "sessions"
+
+
+class Verification(BaseModel):
+    id = TextField(primary_key=True)
+    identifier = TextField(unique=True)
+    value = TextField()
+    expires_at = TextField()
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "verifications"
+
+
+class Channel(BaseModel):
+    id = TextField(primary_key=True)
+    title = TextField()
+    handle = TextField(null=True)
+    thumbnail_url = TextField(null=True)
+    subtitle_status = TextField(default="pending")
+    video_count = IntegerField(default=0)
+    country = TextField(null=True)
+    subscriber_count = BigIntegerField(null=True)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "channels"
+
+
+class Video(BaseModel):
+    id = TextField(primary_key=True)
+    channel = ForeignKeyField(Channel, column_name="channel_id", backref="videos")
+    title = TextField()
+    thumbnail_url = TextField(null=True)
+    duration_seconds = IntegerField()
+    view_count = BigIntegerField(null=True)
+    like_count = BigIntegerField(null=True)
+    published_at = TextField()
+    category_id = TextField(null=True)
+    subtitle_status = TextField(default="pending")
+    subtitle_type = TextField(null=True)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "videos"
+
+
+class UserVideoAccess(BaseModel):
+    user = ForeignKeyField(User, column_name="user_id")
+    video = ForeignKeyField(Video, column_name="video_id")
+    credits = IntegerField()
+    created_at = created()
+    updated_at = created()
+    expires_at = TextField()
+
+    class Meta:
+        table_name = "user_video_access"
+        primary_key = CompositeKey("user", "video")
+
+
+class Subscription(BaseModel):
+    id = TextField(primary_key=True)
+    plan = TextField()
+    reference_id = TextField()
+    payment_customer_id = TextField(null=True)
+    payment_subscription_id = TextField(null=True, unique=True)
+    status = TextField(default="incomplete")
+    period_start = BigIntegerField(null=True)
+    period_end = BigIntegerField(null=True)
+    trial_start = BigIntegerField(null=True)
+    trial_end = BigIntegerField(null=True)
+    cancel_at_period_end = IntBooleanField(default=False)
+    cancel_at = BigIntegerField(null=True)
+    canceled_at = BigIntegerField(null=True)
+    ended_at = BigIntegerField(null=True)
+    seats = IntegerField(null=True)
+    billing_interval = TextField(null=True)
+    payment_schedule_id = TextField(null=True)
+
+    class Meta:
+        table_name = "subscriptions"
+
+
+class PaymentEvent(BaseModel):
+    id = TextField()
+    endpoint = TextField()
+    type = TextField()
+    created_at = created()
+
+    class Meta:
+        table_name = "payment_events"
+        primary_key = CompositeKey("id", "endpoint")
+
+
+class FavoriteChannel(BaseModel):
+    user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    channel = ForeignKeyField(Channel, column_name="channel_id")
+    created_at = created()
+
+    class Meta:
+        table_name = "favorite_channels"
+        primary_key = CompositeKey("user", "channel")
+
+
+DEFAULT_SEMANTIC_RATIO = 0.5
+DEFAULT_TARGET = "description,subtitle,title"
+
+
+class SearchHistory(BaseModel):
+    id = AutoField()
+    user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    query = TextField()
+    channels = TextField(default="")
+    target = TextField(default=DEFAULT_TARGET)
+    sort = TextField(default="relevance")
+    semantic = IntegerField(default=0)
+    sr = FloatField(default=DEFAULT_SEMANTIC_RATIO)
+    searched_at = TextField(default=now_iso)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "search_histories"
+
+
+class AdSlot(BaseModel):
+    id = TextField(primary_key=True)
+    display_name = TextField()
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "ad_slots"
+
+
+class AdvertiserProfile(BaseModel):
+    id = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id")
+    business_legal_name = TextField()
+    business_address = TextField()
+    contact_name = TextField()
+    contact_email = TextField()
+    business_category = TextField()
+    invoice_registration_number = TextField(null=True)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "advertiser_profiles"
+
+
+class AdReservation(BaseModel):
+    id = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id")
+    slot = ForeignKeyField(AdSlot, column_name="slot_id")
+    position = IntegerField()
+    country = TextField()
+    start_month = TextField()
+    end_month = TextField()
+    advertiser_name = TextField()
+    image_url = TextField()
+    redirect_url = TextField()
+    advertiser_profile = ForeignKeyField(AdvertiserProfile, column_name="advertiser_profile_id")
+    business_legal_name = TextField()
+    business_address = TextField()
+    contact_name = TextField()
+    contact_email = TextField()
+    business_category = TextField()
+    invoice_registration_number = TextField(null=True)
+    status = TextField(default="pending_review")
+    stopped_at = TextField(null=True)
+    stopped_reason = TextField(null=True)
+    payment_intent_id = TextField(null=True)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "ad_reservations"
+
+
+class AdClickLog(BaseModel):
+    id = TextField(primary_key=True)
+    ad_reservation = ForeignKeyField(AdReservation, column_name="ad_reservation_id")
+    country = TextField()
+    user_agent = TextField(null=True)
+    created_at = created()
+
+    class Meta:
+        table_name = "ad_click_logs"
+
+
+class AdImpressionDaily(BaseModel):
+    id = TextField(primary_key=True)
+    ad_reservation = ForeignKeyField(AdReservation, column_name="ad_reservation_id")
+    date = TextField()
+    country = TextField()
+    impressions = IntegerField(default=0)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "ad_impression_daily"
+
+
+ALL_MODELS = [
+    User,
+    Account,
+    Session,
+    Verification,
+    Channel,
+    Video,
+    UserVideoAccess,
+    Subscription,
+    PaymentEvent,
+    FavoriteChannel,
+    SearchHistory,
+    AdSlot,
+    AdvertiserProfile,
+    AdReservation,
+    AdClickLog,
+    AdImpressionDaily,
+]
