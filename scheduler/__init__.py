@@ -1,0 +1,1 @@
+"""The periodic schedule (data) and the process that enqueues it (and does nothing else)."""

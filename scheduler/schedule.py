@@ -1,0 +1,19 @@
+"""What runs when: (name, cron expression in UTC, actor name, arguments)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    cron: str
+    actor: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+SCHEDULE = [
+    Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
+]

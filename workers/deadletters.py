@@ -1,0 +1,85 @@
+"""What sits in the Redis queues, and putting dead-lettered messages back to work.
+
+Dramatiq's Redis broker keeps a queue's dead letters in `<ns>:<queue>.XQ`
+(Redis message ids sorted by when they died) and their bodies in
+`<ns>:<queue>.XQ.msgs`, keyed by the same ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from dramatiq import Message
+
+# Options that belong to one delivery, not to the work itself.
+DELIVERY_OPTIONS = ("retries", "traceback", "redis_message_id", "eta")
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    queue: str
+    ready: int
+    delayed: int
+    dead: int
+
+
+def _key(broker, name):
+    return f"{broker.namespace}:{name}"
+
+
+def queue_names(broker) -> list[str]:
+    """Queues the actors declare, and any queue that holds dead letters in Redis."""
+    names = {q for q in broker.get_declared_queues() if not q.endswith((".DQ", ".XQ"))}
+    prefix = f"{broker.namespace}:"
+    for raw in broker.client.scan_iter(match=f"{prefix}*.XQ", count=500):
+        key = raw.decode() if isinstance(raw, bytes) else raw
+        names.add(key[len(prefix) : -len(".XQ")])
+    return sorted(names)
+
+
+def status(broker) -> list[QueueStatus]:
+    client = broker.client
+    return [
+        QueueStatus(
+            queue=queue,
+            ready=client.llen(_key(broker, queue)),
+            delayed=client.llen(_key(broker, f"{queue}.DQ")),
+            dead=client.zcard(_key(broker, f"{queue}.XQ")),
+        )
+        for queue in queue_names(broker)
+    ]
+
+
+def dead_messages(broker, queue: str) -> list[tuple[str, Message]]:
+    """(Redis id, message) of every dead letter of `queue`, oldest first."""
+    client = broker.client
+    ids = client.zrange(_key(broker, f"{queue}.XQ"), 0, -1)
+    bodies = client.hmget(_key(broker, f"{queue}.XQ.msgs"), ids) if ids else []
+    return [
+        (redis_id.decode(), Message.decode(body))
+        for redis_id, body in zip(ids, bodies, strict=True)
+        if body is not None
+    ]
+
+
+def requeue(broker, *, queue: str | None = None, actor: str | None = None) -> list[Message]:
+    """Send dead letters again (retry count reset), then drop them from the dead-letter set.
+
+    A crash between the two leaves a message both queued and dead; requeueing
+    it again is harmless because every actor is safe to run twice.
+    """
+    sent = []
+    for name in [queue] if queue else queue_names(broker):
+        for redis_id, message in dead_messages(broker, name):
+            if actor and message.actor_name != actor:
+                continue
+            options = {k: v for k, v in message.options.items() if k not in DELIVERY_OPTIONS}
+            fresh = dataclasses.replace(message, queue_name=name, options=options)
+            broker.enqueue(fresh)
+            pipe = broker.client.pipeline()
+            pipe.zrem(_key(broker, f"{name}.XQ"), redis_id)
+            pipe.hdel(_key(broker, f"{name}.XQ.msgs"), redis_id)
+            pipe.execute()
+            sent.append(fresh)
+    return sent
