@@ -1,0 +1,191 @@
+"""Sign-in: OpenID Connect through authlib, the dev login, sessions and role guards.
+
+The cookie is Flask's signed session holding only a session token; the
+`sessions` row behind it decides whether it is still valid, so logout and
+revocation take effect at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlparse
+
+from authlib.common.errors import AuthlibBaseError
+from authlib.integrations.flask_client import OAuth
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask_login import LoginManager, current_user, login_user, logout_user
+from requests import RequestException
+
+from models import users
+from models.errors import Forbidden, SignInFailed
+from models.settings import get_settings
+from models.verifications import VerificationStore
+from web.body import email_field, json_object, required_text
+from web.errors import error_response, wants_json
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("auth", __name__)
+login_manager = LoginManager()
+
+
+@login_manager.user_loader
+def load_user(token):
+    return users.user_for_session(token)
+
+
+@login_manager.unauthorized_handler
+def unauthorized():
+    if wants_json():
+        return error_response(401)
+    return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+
+
+def init_app(app):
+    settings = get_settings()
+    login_manager.init_app(app)
+    login_manager.session_protection = None  # the server-side session row is the authority
+    if settings.oidc_issuer:
+        # One client per app: each app may point at its own identity provider.
+        oauth = OAuth(app, cache=VerificationStore())
+        app.extensions["subsearch_oidc"] = oauth.register(
+            "oidc",
+            client_id=settings.oidc_client_id,
+            client_secret=settings.oidc_client_secret,
+            server_metadata_url=settings.oidc_issuer.rstrip("/")
+            + "/.well-known/openid-configuration",
+            client_kwargs={"scope": "openid email profile"},
+        )
+    app.register_blueprint(bp)
+    if settings.dev_login and not settings.is_production:
+        app.add_url_rule("/auth/dev-login", view_func=dev_login, methods=["POST"])
+
+
+def _oidc():
+    return current_app.extensions["subsearch_oidc"]
+
+
+def _safe_next(target: str | None) -> str:
+    """Only a path on this site, so the sign-in cannot be used to bounce elsewhere."""
+    if not target:
+        return "/"
+    parsed = urlparse(target)
+    if parsed.scheme or parsed.netloc or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    return target
+
+
+def start_session(user) -> None:
+    session.clear()  # no state carried across the sign-in (session fixation)
+    users.open_session(
+        user,
+        ip_address=request.remote_addr,
+        user_agent=request.headers.get("User-Agent"),
+    )
+    session.permanent = True
+    login_user(user)
+
+
+@bp.get("/login")
+def login():
+    settings = get_settings()
+    next_path = _safe_next(request.args.get("next"))
+    if current_user.is_authenticated:
+        return redirect(next_path)
+    if settings.oidc_issuer:
+        session["next"] = next_path
+        try:
+            return _oidc().authorize_redirect(url_for("auth.callback", _external=True))
+        except (RequestException, AuthlibBaseError, ValueError):
+            log.exception("identity provider unreachable")
+            return render_template(
+                "error.html", status=503, message="サインインのサービスに接続できません。"
+            ), 503
+    if settings.dev_login:
+        return render_template("login.html", next_path=next_path)
+    return render_template(
+        "error.html", status=503, message="サインインが設定されていません。"
+    ), 503
+
+
+@bp.get("/auth/callback")
+def callback():
+    if not get_settings().oidc_issuer:
+        abort(404)
+    if request.args.get("error"):
+        # The person declined at the provider (or the provider refused).
+        return render_template(
+            "error.html", status=400, message="サインインがキャンセルされました。"
+        ), 400
+    try:
+        token = _oidc().authorize_access_token()
+        claims = token.get("userinfo") or _oidc().userinfo(token=token)
+    except (AuthlibBaseError, RequestException, ValueError, KeyError) as error:
+        # A replayed, forged or stale callback: its state is gone or does not match.
+        log.info("rejected sign-in callback: %s", error)
+        return render_template(
+            "error.html",
+            status=400,
+            message="サインインを完了できませんでした。もう一度お試しください。",
+        ), 400
+    issuer = claims.get("iss") or get_settings().oidc_issuer
+    next_path = _safe_next(session.get("next"))
+    try:
+        user = users.sign_in_with_identity(issuer, str(claims["sub"]), dict(claims))
+    except SignInFailed as error:
+        return render_template("error.html", status=400, message=error.message), 400
+    start_session(user)
+    return redirect(next_path)
+
+
+@bp.route("/logout", methods=["GET", "POST"])
+def logout():
+    if request.method == "GET":
+        return render_template("logout.html")
+    if current_user.is_authenticated:
+        users.revoke_session(current_user.session_token)
+    logout_user()
+    session.clear()
+    return redirect("/")
+
+
+def dev_login():
+    """Development and test only (never registered in production): sign in by e-mail."""
+    data = json_object()
+    email = email_field(data)
+    name = data.get("name") if isinstance(data.get("name"), str) else ""
+    if name:
+        name = required_text(data, "name", max_length=100)
+    user = users.dev_sign_in(email, name)
+    start_session(user)
+    from web.api.me import me_json
+
+    return jsonify(me_json(user))
+
+
+def require_admin_api():
+    """before_request of /api/admin: 401 anonymous, 403 members."""
+    if not current_user.is_authenticated:
+        return error_response(401)
+    if not current_user.is_admin:
+        raise Forbidden("Administrators only.")
+    return None
+
+
+def require_admin_page():
+    """before_request of /admin pages: anonymous visitors go to sign-in, members get 403."""
+    if not current_user.is_authenticated:
+        return current_app.login_manager.unauthorized()
+    if not current_user.is_admin:
+        raise Forbidden("管理者のみが利用できます。")
+    return None

@@ -1,0 +1,68 @@
+"""`subsearch`: the operator's command line."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from models.db import init_db
+from models.errors import DomainError
+from models.settings import ConfigError, get_settings
+
+
+def open_db():
+    init_db(get_settings().database_url)
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Log at debug level.")
+def main(verbose):
+    """Operate subsearch."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        get_settings()
+    except ConfigError as error:
+        raise click.ClickException(f"configuration: {error}") from None
+
+
+@main.group()
+def db():
+    """Database schema."""
+
+
+@db.command("upgrade")
+def db_upgrade():
+    """Apply pending migrations (idempotent) and seed the ad slots."""
+    from models import migrations
+
+    open_db()
+    applied = migrations.upgrade()
+    click.echo(f"applied {', '.join(applied)}" if applied else "database is up to date")
+
+
+@main.group()
+def users():
+    """User accounts."""
+
+
+@users.command("promote")
+@click.argument("email")
+def users_promote(email):
+    """Give the user with EMAIL the admin role."""
+    from models.db import db as database
+    from models.users import promote
+
+    open_db()
+    try:
+        with database.connection_context():
+            user = promote(email)
+    except DomainError as error:
+        raise click.ClickException(error.message) from None
+    click.echo(f"{user.email} is now admin")
+
+
+from web.cli import processes, queue  # noqa: E402,F401  (attach their commands)

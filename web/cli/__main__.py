@@ -1,0 +1,3 @@
+from web.cli import main
+
+main()

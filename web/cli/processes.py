@@ -1,0 +1,125 @@
+"""The long-running processes: web, worker, scheduler, and all three together for development."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import click
+
+from models.settings import get_settings
+from web.cli import main
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=2, show_default=True, type=int, help="gunicorn workers.")
+def serve(host, port, workers):
+    """Run the web front (gunicorn in production, Flask's server in development)."""
+    if get_settings().is_production:
+        os.execvp(
+            sys.executable,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--workers",
+                str(workers),
+                "--bind",
+                f"{host}:{port}",
+                "web.wsgi:app",
+            ],
+        )
+    from web import create_app
+
+    create_app().run(host=host, port=port, threaded=True, use_reloader=False)
+
+
+@main.command()
+@click.option("--processes", default=1, show_default=True, type=int)
+@click.option("--threads", default=4, show_default=True, type=int)
+@click.option("--queues", "-Q", multiple=True, help="Only these queues.")
+def worker(processes, threads, queues):
+    """Run the Dramatiq worker over every actor in `tasks`."""
+    args = [
+        sys.executable,
+        "-m",
+        "dramatiq",
+        "tasks",
+        "--processes",
+        str(processes),
+        "--threads",
+        str(threads),
+    ]
+    for name in queues:
+        args += ["--queues", name]
+    os.execvp(sys.executable, args)
+
+
+@main.command()
+@click.option("--interval", default=5.0, show_default=True, help="Seconds between rounds.")
+def scheduler(interval):
+    """Run the scheduler: enqueue each due job of the schedule, nothing else."""
+    import redis
+
+    import tasks  # noqa: F401  (the actors it sends to)
+    from scheduler.runner import run
+    from workers.broker import broker
+
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    click.echo("scheduler running")
+    with contextlib.suppress(KeyboardInterrupt):
+        run(
+            redis.Redis.from_url(get_settings().redis_url),
+            broker,
+            interval=interval,
+            stop=lambda: bool(stopping),
+        )
+
+
+def _interrupt(*_):
+    raise KeyboardInterrupt
+
+
+@main.command()
+@click.option("--port", default=8000, show_default=True, type=int)
+def dev(port):
+    """Web + worker + scheduler together, with a local Redis when none answers."""
+    from models import migrations
+    from web.cli import open_db
+    from workers.redis_server import ensure_redis
+
+    settings = get_settings()
+    redis_process = ensure_redis(settings.redis_url)
+    if redis_process:
+        click.echo(f"started a local Redis for {settings.redis_url}")
+    open_db()
+    migrations.upgrade()
+    me = [sys.executable, "-m", "web.cli"]
+    children = [
+        subprocess.Popen([*me, "serve", "--port", str(port)]),
+        subprocess.Popen([*me, "worker"]),
+        subprocess.Popen([*me, "scheduler"]),
+    ]
+    click.echo(f"subsearch is running at http://127.0.0.1:{port}/ (Ctrl-C stops it)")
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        while all(child.poll() is None for child in children):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for child in [*children, *([redis_process] if redis_process else [])]:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()

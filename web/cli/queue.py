@@ -1,0 +1,50 @@
+"""`subsearch queue`: what waits in the queues, and dead letters sent back to work."""
+
+from __future__ import annotations
+
+import click
+
+from web.cli import main
+
+
+def _broker():
+    import tasks  # noqa: F401  (declares every actor and queue)
+    from workers.broker import broker
+
+    if not hasattr(broker, "client"):
+        raise click.ClickException("the queue is not Redis (QUEUE_BROKER=stub)")
+    return broker
+
+
+@main.group()
+def queue():
+    """Queues and dead letters."""
+
+
+@queue.command("status")
+def queue_status():
+    """Messages ready, delayed and dead-lettered per queue, then each dead letter."""
+    from workers import deadletters
+
+    broker = _broker()
+    rows = deadletters.status(broker)
+    click.echo(f"{'queue':<20} {'ready':>7} {'delayed':>8} {'dead':>6}")
+    for row in rows:
+        click.echo(f"{row.queue:<20} {row.ready:>7} {row.delayed:>8} {row.dead:>6}")
+    for row in rows:
+        for _, message in deadletters.dead_messages(broker, row.queue):
+            click.echo(
+                f"dead {row.queue} {message.message_id} {message.actor_name}"
+                f" args={list(message.args)} kwargs={message.kwargs}"
+            )
+
+
+@queue.command("requeue")
+@click.option("--queue", "queue_name", help="Only this queue.")
+@click.option("--actor", help="Only messages for this actor.")
+def queue_requeue(queue_name, actor):
+    """Send dead-lettered messages again, with their retry count reset."""
+    from workers import deadletters
+
+    sent = deadletters.requeue(_broker(), queue=queue_name, actor=actor)
+    click.echo(f"requeued {len(sent)} message(s)")

@@ -1,0 +1,96 @@
+"""One place that turns failures into answers: the contract's JSON body under /api/,
+an HTML page elsewhere. Internals never leak."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import jsonify, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from models.errors import DomainError
+
+log = logging.getLogger(__name__)
+
+CODES = {
+    400: "invalid_request",
+    401: "unauthenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+MESSAGES = {
+    400: "The request is not valid.",
+    401: "Sign in to continue.",
+    403: "You do not have access to this.",
+    404: "Not found.",
+    405: "This method is not allowed here.",
+    413: "The request body is too large.",
+    415: "Send the body as application/json.",
+    500: "Something went wrong on our side.",
+}
+
+
+def error_response(status: int, code: str | None = None, message: str | None = None, fields=None):
+    body = {
+        "code": code or CODES.get(status, "error"),
+        "message": message or MESSAGES.get(status, ""),
+    }
+    if fields:
+        body["fields"] = fields
+    return jsonify(error=body), status
+
+
+def wants_json() -> bool:
+    """The API, and any call that sent JSON (the dev login), get JSON errors."""
+    return request.path.startswith("/api/") or request.path == "/api" or request.is_json
+
+
+def _page(status: int, message: str):
+    return render_template("error.html", status=status, message=message), status
+
+
+def handle_domain_error(error: DomainError):
+    if wants_json():
+        return error_response(error.status, error.code, error.message, error.fields)
+    return _page(error.status, error.message)
+
+
+def handle_http_error(error: HTTPException):
+    status = error.code or 500
+    if wants_json():
+        response = error_response(status)
+        if status == 405 and error.valid_methods:
+            response[0].headers["Allow"] = ", ".join(error.valid_methods)
+        return response
+    if 300 <= status < 400:
+        return error
+    return _page(status, MESSAGES.get(status, error.description or ""))
+
+
+def handle_csrf_error(error: CSRFError):
+    if wants_json():
+        return error_response(400, "invalid_request", "The form has expired; reload and try again.")
+    return _page(400, "フォームの有効期限が切れました。再読み込みしてもう一度お試しください。")
+
+
+def handle_unexpected(error: Exception):
+    log.exception("unhandled error on %s %s", request.method, request.path)
+    if wants_json():
+        return error_response(500)
+    return _page(500, MESSAGES[500])
+
+
+def init_app(app):
+    app.register_error_handler(DomainError, handle_domain_error)
+    app.register_error_handler(CSRFError, handle_csrf_error)
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(Exception, handle_unexpected)
