@@ -1,0 +1,194 @@
+"""Test set-up: a throwaway database (SQLite file, or PostgreSQL when
+TEST_DATABASE=postgresql), migrated once, emptied after every test.
+
+The whole suite runs once per database: `make test` runs it on both.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from pathlib import Path
+
+import pytest
+
+TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
+ADMIN_POSTGRES_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+_workdir = Path(tempfile.mkdtemp(prefix="subsearch-test-"))
+_pg_name = f"subsearch_test_{os.getpid()}_{secrets.token_hex(3)}"
+
+
+def _database_url() -> str:
+    if TEST_DATABASE == "sqlite":
+        return f"sqlite:///{_workdir / 'test.db'}"
+    if TEST_DATABASE == "postgresql":
+        base = ADMIN_POSTGRES_URL.rsplit("/", 1)[0]
+        return f"{base}/{_pg_name}"
+    raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {TEST_DATABASE!r}")
+
+
+# Before any project module reads the environment (the broker is built on import).
+os.environ.update(
+    {
+        "APP_ENV": "test",
+        "SECRET_KEY": "test-secret-key",
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": TEST_REDIS_URL,
+        "QUEUE_BROKER": "stub",
+        "UPLOAD_DIR": str(_workdir / "uploads"),
+        "PAYMENT_WEBHOOK_SECRET": "whsec_test_one,whsec_test_two",
+    }
+)
+for _name in ("OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "SEARCH_HOST", "DEV_LOGIN"):
+    os.environ.pop(_name, None)
+
+from models.settings import load_settings, use_settings  # noqa: E402
+
+use_settings(load_settings(read_dotenv=False))
+
+
+def _create_postgres_database():
+    import psycopg2
+
+    try:
+        conn = psycopg2.connect(ADMIN_POSTGRES_URL, connect_timeout=5)
+    except psycopg2.OperationalError as error:
+        pytest.exit(
+            f"PostgreSQL is not reachable at {ADMIN_POSTGRES_URL} ({error}). "
+            "Start it (see README, 'Tests') or set TEST_POSTGRES_URL.",
+            returncode=3,
+        )
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f'CREATE DATABASE "{_pg_name}"')
+    conn.close()
+
+
+def _drop_postgres_database():
+    import psycopg2
+
+    conn = psycopg2.connect(ADMIN_POSTGRES_URL)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f'DROP DATABASE IF EXISTS "{_pg_name}" WITH (FORCE)')
+    conn.close()
+
+
+# Children before parents, so plain DELETEs respect the foreign keys.
+CLEAR_ORDER = [
+    "ad_impression_daily",
+    "ad_click_logs",
+    "ad_reservations",
+    "advertiser_profiles",
+    "search_histories",
+    "favorite_channels",
+    "payment_events",
+    "subscriptions",
+    "user_video_access",
+    "videos",
+    "channels",
+    "verifications",
+    "sessions",
+    "accounts",
+    "users",
+]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def redis_server():
+    """The local Redis; on a machine without one, a server started for this run."""
+    from workers.redis_server import ensure_redis
+
+    try:
+        process = ensure_redis(TEST_REDIS_URL, data_dir=str(_workdir / "redis"))
+    except RuntimeError as error:
+        pytest.exit(f"Redis is needed for the tests: {error}", returncode=3)
+    yield
+    if process is not None:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def database():
+    from models import migrations
+    from models.db import db, init_db
+
+    if TEST_DATABASE == "postgresql":
+        _create_postgres_database()
+    init_db(os.environ["DATABASE_URL"])
+    migrations.upgrade()
+    yield db
+    if not db.is_closed():
+        db.close()
+    if TEST_DATABASE == "postgresql":
+        _drop_postgres_database()
+
+
+@pytest.fixture(autouse=True)
+def clean_tables(database):
+    yield
+    from models.migrations import dialect
+
+    database.connect(reuse_if_open=True)
+    if dialect() == "postgresql":
+        database.execute_sql(f"TRUNCATE {', '.join(CLEAR_ORDER)} CASCADE")
+    else:
+        with database.atomic():
+            for table in CLEAR_ORDER:
+                database.execute_sql(f"DELETE FROM {table}")
+    database.close()
+
+
+@pytest.fixture
+def settings():
+    return load_settings(read_dotenv=False)
+
+
+@pytest.fixture
+def app(settings):
+    from web import create_app
+
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    return app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def stub_broker():
+    from workers.broker import broker
+
+    broker.flush_all()
+    yield broker
+    broker.flush_all()
+
+
+@pytest.fixture
+def stub_worker(stub_broker):
+    from dramatiq import Worker
+
+    worker = Worker(stub_broker, worker_timeout=100)
+    worker.start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def redis_client():
+    import redis
+
+    client = redis.Redis.from_url(TEST_REDIS_URL)
+    client.flushdb()
+    yield client
+    client.flushdb()
+    client.close()

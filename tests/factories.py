@@ -1,0 +1,72 @@
+"""Rows for tests, with sensible defaults; pass keywords to override."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+from models.tables import Channel, Session, Subscription, User, Video
+from models.users import create_user
+
+_seq = itertools.count(1)
+
+
+def make_user(**overrides) -> User:
+    n = next(_seq)
+    user = create_user(
+        email=overrides.pop("email", f"user{n}@example.com"),
+        name=overrides.pop("name", f"ユーザー{n}"),
+        verified=True,
+    )
+    if overrides:
+        User.update(**overrides).where(User.id == user.id).execute()
+        user = User.get_by_id(user.id)
+    return user
+
+
+def make_admin(**overrides) -> User:
+    return make_user(role="admin", **overrides)
+
+
+def make_channel(**overrides) -> Channel:
+    n = next(_seq)
+    values = {"id": f"UC{n:022d}", "title": f"チャンネル{n}"}
+    values.update(overrides)
+    return Channel.create(**values)
+
+
+def make_video(channel=None, **overrides) -> Video:
+    n = next(_seq)
+    values = {
+        "id": f"v{n:010d}",
+        "channel": channel or make_channel(),
+        "title": f"動画{n}",
+        "duration_seconds": 600,
+        "published_at": "2026-01-01T00:00:00.000Z",
+    }
+    values.update(overrides)
+    return Video.create(**values)
+
+
+def make_subscription(user, plan="plus", status="active", **overrides) -> Subscription:
+    values = {
+        "id": str(uuid.uuid4()),
+        "plan": plan,
+        "reference_id": user.id,
+        "status": status,
+        "payment_subscription_id": f"sub_{uuid.uuid4().hex[:14]}",
+    }
+    values.update(overrides)
+    return Subscription.create(**values)
+
+
+def sign_in(client, user_or_email, name="テスト") -> dict:
+    """Sign the test client in through the dev login; returns the /api/me body."""
+    email = user_or_email if isinstance(user_or_email, str) else user_or_email.email
+    response = client.post("/auth/dev-login", json={"email": email, "name": name})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.get_json()
+
+
+def session_count(user) -> int:
+    return Session.select().where(Session.user == user.id).count()

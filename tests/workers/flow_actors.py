@@ -1,0 +1,27 @@
+"""Probe actors loaded by the worker process in the flow tests (never in production)."""
+
+from __future__ import annotations
+
+import os
+
+import dramatiq
+import redis
+
+from models.verifications import VerificationStore
+
+_redis = redis.Redis.from_url(os.environ["REDIS_URL"])
+
+
+@dramatiq.actor(queue_name="flow", max_retries=0)
+def record_probe(key):
+    """Count each run in Redis and write a row through the per-message connection."""
+    _redis.incr(f"{key}:runs")
+    VerificationStore().set(key, "processed", 600)
+
+
+@dramatiq.actor(queue_name="flow", max_retries=0)
+def flaky_probe(key):
+    """Fails until the test allows it, so the message is dead-lettered first."""
+    if not _redis.get(f"{key}:allow"):
+        raise RuntimeError("not allowed yet")
+    _redis.incr(f"{key}:runs")

@@ -1,0 +1,38 @@
+"""Actors through the StubBroker and an in-process worker, with the connection middleware."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from models.clock import iso, utcnow
+from models.tables import Session, Verification
+from models.users import open_session
+from models.verifications import VerificationStore
+from tasks.maintenance import purge_expired_sessions
+from tests.factories import make_user
+
+
+def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
+    stub_broker, stub_worker
+):
+    user = make_user()
+    open_session(user)
+    open_session(user)
+    open_session(user)
+    ids = [s.id for s in Session.select().order_by(Session.created_at)]
+    past = iso(utcnow() - timedelta(days=2))
+    Session.update(expires_at=past).where(Session.id == ids[0]).execute()
+    Session.update(revoked_at=past).where(Session.id == ids[1]).execute()
+    VerificationStore().set("old", "x", 1)
+    Verification.update(expires_at=past).where(Verification.identifier == "old").execute()
+    VerificationStore().set("live", "y", 600)
+
+    purge_expired_sessions.send()
+    stub_broker.join(purge_expired_sessions.queue_name)
+    stub_worker.join()
+    purge_expired_sessions.send()  # a second run finds nothing more to do
+    stub_broker.join(purge_expired_sessions.queue_name)
+    stub_worker.join()
+
+    assert [s.id for s in Session.select()] == [ids[2]]
+    assert [v.identifier for v in Verification.select()] == ["live"]

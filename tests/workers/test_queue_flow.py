@@ -1,0 +1,121 @@
+"""Messages through real Redis to a real worker process, and dead letters sent back."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from dramatiq import Message
+
+from models.verifications import VerificationStore
+from tests.conftest import TEST_REDIS_URL
+from workers.broker import build_broker
+
+pytestmark = pytest.mark.flow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env():
+    return {**os.environ, "QUEUE_BROKER": "redis", "REDIS_URL": TEST_REDIS_URL}
+
+
+@pytest.fixture
+def redis_broker(redis_client):
+    broker = build_broker(TEST_REDIS_URL)
+    broker.declare_queue("flow")
+    yield broker
+    broker.close()
+
+
+@pytest.fixture
+def worker_process(redis_client, tmp_path):
+    with open(tmp_path / "worker.log", "wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "dramatiq",
+                "tasks",
+                "tests.workers.flow_actors",
+                "--processes",
+                "1",
+                "--threads",
+                "2",
+            ],
+            cwd=ROOT,
+            env=_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        yield process
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def send(broker, actor, key):
+    broker.enqueue(Message(queue_name="flow", actor_name=actor, args=(key,), kwargs={}, options={}))
+
+
+def wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def runs(redis_client, key):
+    return int(redis_client.get(f"{key}:runs") or 0)
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "web.cli", *args],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_message_crosses_redis_to_a_worker_and_runs_once(
+    redis_broker, worker_process, redis_client
+):
+    key = f"probe-{uuid.uuid4()}"
+    send(redis_broker, "record_probe", key)
+    assert wait_for(lambda: runs(redis_client, key) == 1), "the worker never ran the message"
+    assert VerificationStore().get(key) == "processed"  # written through the worker's connection
+    time.sleep(1.5)
+    assert runs(redis_client, key) == 1
+    assert redis_client.llen("dramatiq:flow") == 0
+    assert redis_client.zcard("dramatiq:flow.XQ") == 0
+
+
+def test_a_dead_letter_is_shown_and_requeued(redis_broker, worker_process, redis_client):
+    key = f"flaky-{uuid.uuid4()}"
+    send(redis_broker, "flaky_probe", key)
+    assert wait_for(lambda: redis_client.zcard("dramatiq:flow.XQ") == 1), "not dead-lettered"
+
+    status = cli("queue", "status")
+    assert status.returncode == 0, status.stderr
+    flow_row = next(line for line in status.stdout.splitlines() if line.startswith("flow "))
+    assert flow_row.split()[-1] == "1"
+    assert "flaky_probe" in status.stdout
+
+    redis_client.set(f"{key}:allow", "1")
+    requeued = cli("queue", "requeue", "--queue", "flow", "--actor", "flaky_probe")
+    assert requeued.returncode == 0, requeued.stderr
+    assert "requeued 1" in requeued.stdout
+    assert wait_for(lambda: runs(redis_client, key) == 1), "the requeued message never ran"
+    assert redis_client.zcard("dramatiq:flow.XQ") == 0
