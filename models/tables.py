@@ -242,15 +242,20 @@ class AdSlot(BaseModel):
         table_name = "ad_slots"
 
 
-class AdvertiserProfile(BaseModel):
-    id = TextField(primary_key=True)
-    user = ForeignKeyField(User, column_name="user_id")
+class BusinessDetails(BaseModel):
+    """The advertiser's business data: a profile's own, or a reservation's snapshot of it."""
+
     business_legal_name = TextField()
     business_address = TextField()
     contact_name = TextField()
     contact_email = TextField()
     business_category = TextField()
     invoice_registration_number = TextField(null=True)
+
+
+class AdvertiserProfile(BusinessDetails):
+    id = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id")
     created_at = created()
     updated_at = created()
 
@@ -258,7 +263,7 @@ class AdvertiserProfile(BaseModel):
         table_name = "advertiser_profiles"
 
 
-class AdReservation(BaseModel):
+class AdReservation(BusinessDetails):
     id = TextField(primary_key=True)
     user = ForeignKeyField(User, column_name="user_id")
     slot = ForeignKeyField(AdSlot, column_name="slot_id")
@@ -270,12 +275,6 @@ class AdReservation(BaseModel):
     image_url = TextField()
     redirect_url = TextField()
     advertiser_profile = ForeignKeyField(AdvertiserProfile, column_name="advertiser_profile_id")
-    business_legal_name = TextField()
-    business_address = TextField()
-    contact_name = TextField()
-    contact_email = TextField()
-    business_category = TextField()
-    invoice_registration_number = TextField(null=True)
     status = TextField(default="pending_review")
     stopped_at = TextField(null=True)
     stopped_reason = TextField(null=True)

@@ -195,3 +195,22 @@ def test_one_position_per_slot_country_and_start_month():
     data = {**first.__data__, "id": "r-2"}
     with pytest.raises(IntegrityError), db.atomic():
         AdReservation.insert(data).execute()
+
+
+@pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m._meta.table_name)
+def test_nullability_matches_the_models(model):
+    table = model._meta.table_name
+    nullable = {column.name: column.null for column in db.get_columns(table)}
+    for field in model._meta.sorted_fields:
+        if field.primary_key:
+            continue
+        assert nullable[field.column_name] == field.null, field.column_name
+
+
+def test_sqlite_runs_with_wal_foreign_keys_and_a_busy_timeout():
+    if dialect() != "sqlite":
+        pytest.skip("SQLite pragmas")
+    pragma = lambda name: db.execute_sql(f"PRAGMA {name}").fetchone()[0]  # noqa: E731
+    assert pragma("journal_mode") == "wal"
+    assert pragma("foreign_keys") == 1
+    assert pragma("busy_timeout") >= 5000
