@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ENVIRONMENTS = ("development", "test", "production")
+LOCAL_WEBHOOK_SECRET = "whsec_local_development"
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
 
@@ -78,6 +79,7 @@ class Settings:
     search_master_key: str | None = None
     payment_backend: str = "local"
     payment_api_key: str | None = None
+    payment_api_base: str | None = None
     payment_webhook_secrets: tuple[str, ...] = ()
     payment_ad_price_ids: dict[str, str] = field(default_factory=dict)
     payment_plus_price_id: str | None = None
@@ -142,6 +144,7 @@ def load_settings(environ=None, *, read_dotenv=True) -> Settings:
             env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
         ),
         payment_api_key=_text(env, "PAYMENT_API_KEY"),
+        payment_api_base=_text(env, "PAYMENT_API_BASE"),
         payment_webhook_secrets=_list(env, "PAYMENT_WEBHOOK_SECRET"),
         payment_ad_price_ids=ad_prices,
         payment_plus_price_id=_text(env, "PAYMENT_PLUS_PRICE_ID"),
@@ -161,6 +164,9 @@ def load_settings(environ=None, *, read_dotenv=True) -> Settings:
         queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
         queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
     )
+    if settings.payment_backend == "local" and not settings.payment_webhook_secrets:
+        # The offline provider signs its events too; give it a secret out of the box.
+        settings = replace(settings, payment_webhook_secrets=(LOCAL_WEBHOOK_SECRET,))
     if production:
         _refuse_unsafe_production(settings, secret_key)
     return settings

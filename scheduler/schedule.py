@@ -16,4 +16,6 @@ class Job:
 
 SCHEDULE = [
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
+    # Only the local payment provider has checkouts of its own to expire.
+    Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),
 ]

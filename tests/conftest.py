@@ -81,6 +81,11 @@ def _drop_postgres_database():
 
 # Children before parents, so plain DELETEs respect the foreign keys.
 CLEAR_ORDER = [
+    "local_payment_prices",
+    "local_payment_customers",
+    "local_payment_checkout_sessions",
+    "local_payment_intents",
+    "local_payment_subscriptions",
     "ad_impression_daily",
     "ad_click_logs",
     "ad_reservations",
@@ -164,8 +169,9 @@ def client(app):
     return app.test_client()
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def stub_broker():
+    """The in-memory broker, emptied around every test so no message outlives its test."""
     from workers.broker import broker
 
     broker.flush_all()

@@ -5,7 +5,15 @@ from __future__ import annotations
 import itertools
 import uuid
 
-from models.tables import Channel, Session, Subscription, User, Video
+from models.tables import (
+    AdReservation,
+    AdvertiserProfile,
+    Channel,
+    Session,
+    Subscription,
+    User,
+    Video,
+)
 from models.users import create_user
 
 _seq = itertools.count(1)
@@ -70,3 +78,42 @@ def sign_in(client, user_or_email, name="テスト") -> dict:
 
 def session_count(user) -> int:
     return Session.select().where(Session.user == user.id).count()
+
+
+def make_profile(user=None, **overrides) -> AdvertiserProfile:
+    values = {
+        "id": str(uuid.uuid4()),
+        "user": user or make_user(),
+        "business_legal_name": "株式会社テスト",
+        "business_address": "東京都千代田区1-1",
+        "contact_name": "山田太郎",
+        "contact_email": "ads@example.jp",
+        "business_category": "it_saas",
+    }
+    values.update(overrides)
+    return AdvertiserProfile.create(**values)
+
+
+def make_reservation(user=None, profile=None, **overrides) -> AdReservation:
+    user = user or make_user()
+    profile = profile or make_profile(user)
+    values = {
+        "id": str(uuid.uuid4()),
+        "user": user,
+        "slot": "search-result-bottom",
+        "position": 1,
+        "country": "JP",
+        "start_month": "2027-01",
+        "end_month": "2027-01",
+        "advertiser_name": "テスト広告主",
+        "image_url": "/uploads/test.png",
+        "redirect_url": "https://example.jp/",
+        "advertiser_profile": profile,
+        "business_legal_name": profile.business_legal_name,
+        "business_address": profile.business_address,
+        "contact_name": profile.contact_name,
+        "contact_email": profile.contact_email,
+        "business_category": profile.business_category,
+    }
+    values.update(overrides)
+    return AdReservation.create(**values)

@@ -54,6 +54,10 @@ def create_app(settings: Settings | None = None) -> Flask:
             csrf.exempt(blueprint)
     if "dev_login" in app.view_functions:
         csrf.exempt(app.view_functions["dev_login"])
+    if settings.payment_backend == "local":
+        from web import local_payments
+
+        local_payments.init_app(app, csrf)
     app.before_request(_backfill_country)
     return app
 

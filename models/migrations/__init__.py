@@ -46,6 +46,14 @@ AD_SLOTS = [
 PG_UPGRADE_LOCK = 0x5B5EA2C4
 
 
+def unique_constraint(for_dialect: str, name: str, table: str, columns: str) -> str:
+    """A named unique constraint: a constraint on PostgreSQL, a unique index of the same
+    name on SQLite (which does not keep constraint names)."""
+    if for_dialect == "sqlite":
+        return f"CREATE UNIQUE INDEX {name} ON {table} ({columns})"
+    return f"ALTER TABLE {table} ADD CONSTRAINT {name} UNIQUE ({columns})"
+
+
 def dialect() -> str:
     return "postgresql" if is_postgres() else "sqlite"
 

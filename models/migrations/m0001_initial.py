@@ -1,6 +1,8 @@
 """The initial schema: every table of the spec, plus accounts, sessions, verifications
 and payment_events. Frozen: later changes go in later migrations."""
 
+from models.migrations import unique_constraint
+
 # Enumerations the database enforces as well as the application.
 ROLES = "'member', 'admin'"
 CHANNEL_STATUSES = "'pending', 'processing', 'completed', 'failed', 'deleted', 'opted_out'"
@@ -325,12 +327,6 @@ UNIQUE = [
         "ad_reservation_id, date, country",
     ),
 ]
-
-
-def unique_constraint(dialect, name, table, columns):
-    if dialect == "sqlite":
-        return f"CREATE UNIQUE INDEX {name} ON {table} ({columns})"
-    return f"ALTER TABLE {table} ADD CONSTRAINT {name} UNIQUE ({columns})"
 
 
 def statements(dialect):

@@ -9,16 +9,22 @@ from peewee import IntegrityError
 
 from models.db import db
 from models.migrations import dialect
+from models.payments.local_engine import (
+    LocalCheckoutSession,
+    LocalCustomer,
+    LocalPaymentIntent,
+    LocalPrice,
+    LocalSubscription,
+)
 from models.tables import (
     ALL_MODELS,
     AdClickLog,
     AdReservation,
-    AdvertiserProfile,
     FavoriteChannel,
     SearchHistory,
     User,
 )
-from tests.factories import make_channel, make_user
+from tests.factories import make_channel, make_reservation, make_user
 
 SPEC_UNIQUE = {
     "uq_search_histories_condition": (
@@ -80,7 +86,16 @@ def test_named_unique_constraints_are_unique(name):
         assert found, f"{name} is not a constraint"
 
 
-@pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m._meta.table_name)
+LOCAL_MODELS = [
+    LocalPrice,
+    LocalCustomer,
+    LocalCheckoutSession,
+    LocalPaymentIntent,
+    LocalSubscription,
+]
+
+
+@pytest.mark.parametrize("model", ALL_MODELS + LOCAL_MODELS, ids=lambda m: m._meta.table_name)
 def test_models_match_the_migrated_columns(model):
     table = model._meta.table_name
     database_columns = {column.name for column in db.get_columns(table)}
@@ -144,33 +159,7 @@ def test_deleting_a_user_removes_favorites_and_search_history():
 
 
 def _reservation_for(user):
-    profile = AdvertiserProfile.create(
-        id="p-1",
-        user=user,
-        business_legal_name="株式会社テスト",
-        business_address="東京都千代田区1-1",
-        contact_name="山田",
-        contact_email="ads@example.jp",
-        business_category="it_saas",
-    )
-    return AdReservation.create(
-        id="r-1",
-        user=user,
-        slot="search-result-bottom",
-        position=1,
-        country="JP",
-        start_month="2027-01",
-        end_month="2027-01",
-        advertiser_name="テスト",
-        image_url="/uploads/a.png",
-        redirect_url="https://example.jp",
-        advertiser_profile=profile,
-        business_legal_name=profile.business_legal_name,
-        business_address=profile.business_address,
-        contact_name=profile.contact_name,
-        contact_email=profile.contact_email,
-        business_category=profile.business_category,
-    )
+    return make_reservation(user, id="r-1")
 
 
 def test_reservations_are_never_deleted_with_their_owner():
@@ -197,7 +186,7 @@ def test_one_position_per_slot_country_and_start_month():
         AdReservation.insert(data).execute()
 
 
-@pytest.mark.parametrize("model", ALL_MODELS, ids=lambda m: m._meta.table_name)
+@pytest.mark.parametrize("model", ALL_MODELS + LOCAL_MODELS, ids=lambda m: m._meta.table_name)
 def test_nullability_matches_the_models(model):
     table = model._meta.table_name
     nullable = {column.name: column.null for column in db.get_columns(table)}

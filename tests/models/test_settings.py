@@ -31,6 +31,14 @@ def test_development_defaults():
     assert settings.secret_key  # random per start
 
 
+def test_the_local_provider_has_a_signing_secret_out_of_the_box():
+    assert load_settings({}, read_dotenv=False).payment_webhook_secrets == (
+        "whsec_local_development",
+    )
+    stripe = load_settings({**PRODUCTION}, read_dotenv=False)
+    assert stripe.payment_webhook_secrets == ()
+
+
 def test_search_backend_follows_search_host():
     settings = load_settings({"SEARCH_HOST": "http://127.0.0.1:7700"}, read_dotenv=False)
     assert settings.search_backend == "meilisearch"

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from tests.factories import make_user, sign_in
 from web.cli import main
 
-ADMIN_API = ["/api/admin/queue"]
+ADMIN_API = ["/api/admin/queue", "/api/admin/counters"]
 ADMIN_PAGES = ["/admin/"]
 
 
@@ -45,6 +45,7 @@ def test_promoted_user_reaches_admin(client):
     sign_in(client, user)
     assert client.get("/admin/").status_code == 200
     assert client.get("/api/admin/queue").status_code == 200
+    assert client.post("/api/admin/queue/requeue", json={}).get_json() == {"requeued": 0}
     assert client.get("/api/me").get_json()["role"] == "admin"
 
 

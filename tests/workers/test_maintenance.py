@@ -36,3 +36,30 @@ def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
 
     assert [s.id for s in Session.select()] == [ids[2]]
     assert [v.identifier for v in Verification.select()] == ["live"]
+
+
+def test_abandoned_local_checkouts_expire_and_the_expiry_is_announced(stub_broker):
+    import json
+    import time
+
+    from models.payments import LineItem, get_provider
+    from models.payments.local_engine import LocalCheckoutSession
+    from tasks.payments import expire_local_checkouts
+
+    session = get_provider().create_payment_checkout(
+        line_items=[LineItem("price_local_ad_jp", 1)],
+        metadata={},
+        success_url="s",
+        cancel_url="c",
+        expires_at=int(time.time()) - 1,
+        idempotency_key="old",
+    )
+    expire_local_checkouts()
+    expire_local_checkouts()  # a second run finds nothing left to expire
+    assert LocalCheckoutSession.get_by_id(session.id).status == "expired"
+    queue = stub_broker.queues["payments"]
+    assert queue.qsize() == 1
+    message = json.loads(queue.get())
+    path, body = message["args"]
+    assert path == "/api/auth/payment/webhook"
+    assert json.loads(body)["type"] == "checkout.session.expired"

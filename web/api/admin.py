@@ -46,3 +46,11 @@ def queue_requeue():
     broker = _redis_broker()
     sent = deadletters.requeue(broker, **picks) if broker else []
     return jsonify(requeued=len(sent))
+
+
+@bp.get("/counters")
+def operational_counters():
+    """Outcome counts of the webhooks, for operators."""
+    from models import counters
+
+    return jsonify(counters={"adCheckoutWebhook": counters.read("ad_checkout_webhook")})

@@ -1,0 +1,100 @@
+"""Payments: one provider interface (base.py), the `stripe` and `local` engines, and
+webhook verification. `get_provider()` returns the engine PAYMENT_BACKEND names."""
+
+from __future__ import annotations
+
+from models.payments.base import (
+    CheckoutSession,
+    LineItem,
+    PaymentError,
+    PaymentIntent,
+    PaymentMisconfigured,
+    PaymentNotFound,
+    PaymentProvider,
+    PaymentRejected,
+    PaymentUnavailable,
+    Price,
+    ProviderSubscription,
+    WebhookSignatureInvalid,
+)
+from models.settings import Settings, get_settings
+
+__all__ = [
+    "CheckoutSession",
+    "LineItem",
+    "PaymentError",
+    "PaymentIntent",
+    "PaymentMisconfigured",
+    "PaymentNotFound",
+    "PaymentProvider",
+    "PaymentRejected",
+    "PaymentUnavailable",
+    "Price",
+    "ProviderSubscription",
+    "WebhookSignatureInvalid",
+    "ad_price_id",
+    "get_provider",
+    "plan_price_id",
+]
+
+LOCAL_AD_PRICE = "price_local_ad_{country}"
+LOCAL_PLAN_PRICES = {"plus": "price_local_plus", "pro": "price_local_pro"}
+
+_cache: dict[int, PaymentProvider] = {}
+
+
+def build_provider(settings: Settings) -> PaymentProvider:
+    if settings.payment_backend == "stripe":
+        from models.payments.stripe_engine import StripeProvider
+
+        return StripeProvider(
+            settings.payment_api_key or "",
+            webhook_secrets=settings.payment_webhook_secrets,
+            api_base=settings.payment_api_base,
+        )
+    from models.payments.local_engine import LocalProvider
+
+    return LocalProvider(
+        public_base_url=settings.public_base_url,
+        webhook_secrets=settings.payment_webhook_secrets,
+    )
+
+
+def get_provider() -> PaymentProvider:
+    """The provider for the current settings (built once per settings object)."""
+    settings = get_settings()
+    key = id(settings)
+    if key not in _cache:
+        _cache.clear()
+        _cache[key] = build_provider(settings)
+    return _cache[key]
+
+
+def ad_price_id(country: str) -> str | None:
+    """The current ad price id of a country: PAYMENT_AD_PRICE_<COUNTRY>_ID, or the local
+    engine's default price for Japan when unset."""
+    settings = get_settings()
+    configured = settings.payment_ad_price_ids.get(country.upper())
+    if configured:
+        return configured
+    if settings.payment_backend == "local" and country.upper() == "JP":
+        return LOCAL_AD_PRICE.format(country=country.lower())
+    return None
+
+
+def plan_price_id(plan: str) -> str | None:
+    settings = get_settings()
+    configured = {"plus": settings.payment_plus_price_id, "pro": settings.payment_pro_price_id}
+    if configured.get(plan):
+        return configured[plan]
+    if settings.payment_backend == "local":
+        return LOCAL_PLAN_PRICES.get(plan)
+    return None
+
+
+def plan_for_price(price_id: str | None) -> str | None:
+    """Which plan a subscription price belongs to."""
+    for plan in ("plus", "pro"):
+        if price_id and plan_price_id(plan) == price_id:
+            return plan
+    return None

@@ -1,0 +1,147 @@
+"""What the service needs from a payment provider, whichever provider it is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class PaymentError(Exception):
+    """The provider could not do what was asked."""
+
+
+class PaymentUnavailable(PaymentError):
+    """The provider did not answer, or answered with a failure of its own: try again later."""
+
+
+class PaymentRejected(PaymentError):
+    """The provider refused the request as made (unknown price, bad parameters)."""
+
+
+class PaymentNotFound(PaymentRejected):
+    """The object asked for does not exist at the provider."""
+
+
+class PaymentMisconfigured(PaymentError):
+    """The provider refused our credentials."""
+
+
+class WebhookSignatureInvalid(PaymentError):
+    """A webhook's signature header is missing, stale, or matches none of our secrets."""
+
+
+@dataclass(frozen=True)
+class Price:
+    id: str
+    unit_amount: int
+    currency: str
+    active: bool
+    product: str | None = None
+    recurring_interval: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LineItem:
+    price_id: str
+    quantity: int
+
+
+@dataclass(frozen=True)
+class CheckoutSession:
+    id: str
+    url: str | None
+    mode: str
+    status: str
+    expires_at: int | None = None
+    payment_intent_id: str | None = None
+    subscription_id: str | None = None
+    customer_id: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProviderSubscription:
+    """A subscription as the provider holds it now; times in Unix milliseconds."""
+
+    id: str
+    customer_id: str | None
+    status: str
+    price_id: str | None
+    interval: str | None = None
+    period_start: int | None = None
+    period_end: int | None = None
+    trial_start: int | None = None
+    trial_end: int | None = None
+    cancel_at_period_end: bool = False
+    cancel_at: int | None = None
+    canceled_at: int | None = None
+    ended_at: int | None = None
+    schedule_id: str | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PaymentIntent:
+    id: str
+    amount_received: int
+    currency: str
+    created: int  # Unix seconds, as the provider gives it
+    metadata: dict = field(default_factory=dict)
+
+
+class PaymentProvider(Protocol):
+    """One provider's operations. Every create takes an idempotency key, so a retried
+    call (a redelivered message, a double click) creates nothing twice."""
+
+    name: str
+
+    def get_price(self, price_id: str) -> Price: ...
+
+    def create_payment_checkout(
+        self,
+        *,
+        line_items: list[LineItem],
+        metadata: dict[str, str],
+        success_url: str,
+        cancel_url: str,
+        expires_at: int,
+        idempotency_key: str,
+    ) -> CheckoutSession: ...
+
+    def create_subscription_checkout(
+        self,
+        *,
+        customer_id: str,
+        price_id: str,
+        reference_id: str,
+        success_url: str,
+        cancel_url: str,
+        idempotency_key: str,
+    ) -> CheckoutSession: ...
+
+    def create_customer(
+        self, *, email: str, name: str, user_id: str, idempotency_key: str
+    ) -> str: ...
+
+    def get_subscription(self, subscription_id: str) -> ProviderSubscription: ...
+
+    def list_ad_payment_intents(
+        self, *, created_from: int | None = None, created_to: int | None = None
+    ) -> Iterator[PaymentIntent]: ...
+
+    def create_price(
+        self,
+        *,
+        unit_amount: int,
+        currency: str,
+        product_name: str,
+        product_id: str | None,
+        metadata: dict[str, str],
+        idempotency_key: str,
+    ) -> Price: ...
+
+    def archive_price(self, price_id: str) -> Price: ...
+
+    def verify_webhook(self, payload: bytes, signature_header: str | None) -> dict: ...

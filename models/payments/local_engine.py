@@ -1,0 +1,560 @@
+"""The `local` engine: an offline payment provider for development and tests.
+
+It keeps prices, customers, checkout sessions, payment intents and
+subscriptions in its own tables, serves a checkout page of this service, and
+on completion or expiry produces the same events the real provider sends.
+The caller delivers those events (signed, through the queue) after commit.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from calendar import monthrange
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+from peewee import BigIntegerField, IntegerField, IntegrityError, TextField
+
+from models.clock import now_iso
+from models.db import is_postgres, write_transaction
+from models.payments import webhooks
+from models.payments.base import (
+    CheckoutSession,
+    PaymentIntent,
+    PaymentNotFound,
+    PaymentRejected,
+    Price,
+    ProviderSubscription,
+)
+from models.tables import BaseModel
+
+# Prices that exist when the price variables are unset (amounts in yen).
+DEFAULT_PRICES = {
+    "price_local_ad_jp": {
+        "unit_amount": 50_000,
+        "currency": "jpy",
+        "product": "prod_local_ads_jp",
+        "recurring_interval": None,
+    },
+    "price_local_plus": {
+        "unit_amount": 980,
+        "currency": "jpy",
+        "product": "prod_local_plans",
+        "recurring_interval": "month",
+    },
+    "price_local_pro": {
+        "unit_amount": 2_980,
+        "currency": "jpy",
+        "product": "prod_local_plans",
+        "recurring_interval": "month",
+    },
+}
+
+AD_CHECKOUT_ENDPOINT = "/api/webhooks/payment/ad-checkout"
+SUBSCRIPTION_ENDPOINT = "/api/auth/payment/webhook"
+# Which events each of this service's endpoints is registered for at the provider.
+ENDPOINT_EVENTS = {
+    AD_CHECKOUT_ENDPOINT: {"checkout.session.completed"},
+    SUBSCRIPTION_ENDPOINT: {
+        "checkout.session.completed",
+        "checkout.session.expired",
+        "customer.subscription.created",
+        "customer.subscription.updated",
+        "customer.subscription.deleted",
+    },
+}
+
+
+class JsonField(TextField):
+    def db_value(self, value):
+        return json.dumps(value if value is not None else {}, ensure_ascii=False, sort_keys=True)
+
+    def python_value(self, value):
+        return json.loads(value) if value else {}
+
+
+class LocalPrice(BaseModel):
+    id = TextField(primary_key=True)
+    unit_amount = BigIntegerField()
+    currency = TextField()
+    active = IntegerField(default=1)
+    product = TextField()
+    recurring_interval = TextField(null=True)
+    metadata = JsonField(default=dict)
+    idempotency_key = TextField(null=True)
+    created_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_prices"
+
+
+class LocalCustomer(BaseModel):
+    id = TextField(primary_key=True)
+    email = TextField()
+    name = TextField()
+    user_id = TextField(null=True)
+    idempotency_key = TextField(null=True)
+    created_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_customers"
+
+
+class LocalCheckoutSession(BaseModel):
+    id = TextField(primary_key=True)
+    mode = TextField()
+    status = TextField(default="open")
+    line_items = JsonField()
+    metadata = JsonField(default=dict)
+    customer_id = TextField(null=True)
+    client_reference_id = TextField(null=True)
+    success_url = TextField()
+    cancel_url = TextField()
+    expires_at = BigIntegerField()
+    amount_total = BigIntegerField()
+    currency = TextField()
+    payment_intent_id = TextField(null=True)
+    subscription_id = TextField(null=True)
+    idempotency_key = TextField(null=True)
+    created_at = TextField(default=now_iso)
+    updated_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_checkout_sessions"
+
+
+class LocalPaymentIntent(BaseModel):
+    id = TextField(primary_key=True)
+    amount_received = BigIntegerField()
+    currency = TextField()
+    metadata = JsonField(default=dict)
+    checkout_session_id = TextField()
+    created = BigIntegerField()
+    created_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_intents"
+
+
+class LocalSubscription(BaseModel):
+    id = TextField(primary_key=True)
+    customer_id = TextField(null=True)
+    price_id = TextField()
+    status = TextField()
+    current_period_start = BigIntegerField()
+    current_period_end = BigIntegerField()
+    cancel_at_period_end = IntegerField(default=0)
+    canceled_at = BigIntegerField(null=True)
+    ended_at = BigIntegerField(null=True)
+    metadata = JsonField(default=dict)
+    created_at = TextField(default=now_iso)
+    updated_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_subscriptions"
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_local_{secrets.token_hex(12)}"
+
+
+def _one_month_later(unix: int) -> int:
+    moment = datetime.fromtimestamp(unix, UTC)
+    year, month = (moment.year + 1, 1) if moment.month == 12 else (moment.year, moment.month + 1)
+    day = min(moment.day, monthrange(year, month)[1])
+    return int(moment.replace(year=year, month=month, day=day).timestamp())
+
+
+class LocalEvent:
+    """An event the provider would send, and the endpoints that would receive it."""
+
+    def __init__(self, event_type: str, obj: dict):
+        self.payload = {
+            "id": _new_id("evt"),
+            "object": "event",
+            "type": event_type,
+            "created": int(time.time()),
+            "livemode": False,
+            "api_version": "local",
+            "data": {"object": obj},
+        }
+
+    @property
+    def type(self) -> str:
+        return self.payload["type"]
+
+    @property
+    def endpoints(self) -> list[str]:
+        return [path for path, types in ENDPOINT_EVENTS.items() if self.type in types]
+
+    def body(self) -> bytes:
+        return json.dumps(self.payload, ensure_ascii=False).encode()
+
+
+class LocalProvider:
+    name = "local"
+
+    def __init__(self, *, public_base_url: str, webhook_secrets=()):
+        self.public_base_url = public_base_url.rstrip("/")
+        self.webhook_secrets = tuple(webhook_secrets)
+
+    # -- prices ---------------------------------------------------------------------
+
+    def _price_row(self, price_id: str) -> LocalPrice:
+        row = LocalPrice.get_or_none(LocalPrice.id == price_id)
+        if row is None and price_id in DEFAULT_PRICES:
+            LocalPrice.insert(
+                id=price_id, **DEFAULT_PRICES[price_id]
+            ).on_conflict_ignore().execute()
+            row = LocalPrice.get_by_id(price_id)
+        if row is None:
+            raise PaymentNotFound(f"No such price: '{price_id}'")
+        return row
+
+    def get_price(self, price_id: str) -> Price:
+        return _price(self._price_row(price_id))
+
+    def create_price(
+        self, *, unit_amount, currency, product_name, product_id, metadata, idempotency_key
+    ) -> Price:
+        existing = LocalPrice.get_or_none(LocalPrice.idempotency_key == idempotency_key)
+        if existing is not None:
+            return _price(existing)
+        if int(unit_amount) <= 0:
+            raise PaymentRejected("unit_amount must be positive")
+        row = LocalPrice.create(
+            id=_new_id("price"),
+            unit_amount=int(unit_amount),
+            currency=currency.lower(),
+            product=product_id or _new_id("prod"),
+            metadata={**metadata, "product_name": product_name},
+            idempotency_key=idempotency_key,
+        )
+        return _price(row)
+
+    def archive_price(self, price_id: str) -> Price:
+        row = self._price_row(price_id)
+        LocalPrice.update(active=0).where(LocalPrice.id == row.id).execute()
+        return self.get_price(price_id)
+
+    # -- customers and checkouts ------------------------------------------------------
+
+    def create_customer(self, *, email, name, user_id, idempotency_key) -> str:
+        existing = LocalCustomer.get_or_none(LocalCustomer.idempotency_key == idempotency_key)
+        if existing is not None:
+            return existing.id
+        return LocalCustomer.create(
+            id=_new_id("cus"),
+            email=email,
+            name=name,
+            user_id=user_id,
+            idempotency_key=idempotency_key,
+        ).id
+
+    def _create_session(self, *, idempotency_key, **values) -> CheckoutSession:
+        existing = LocalCheckoutSession.get_or_none(
+            LocalCheckoutSession.idempotency_key == idempotency_key
+        )
+        if existing is not None:
+            return self._session(existing)
+        prices = [self._price_row(item["price"]) for item in values["line_items"]]
+        inactive = [p.id for p in prices if not p.active]
+        if inactive:
+            raise PaymentRejected(f"The price {inactive[0]} is archived")
+        if len({p.currency for p in prices}) != 1:
+            raise PaymentRejected("All line items must share one currency")
+        amount = sum(
+            p.unit_amount * item["quantity"]
+            for p, item in zip(prices, values["line_items"], strict=True)
+        )
+        try:
+            row = LocalCheckoutSession.create(
+                id=_new_id("cs"),
+                amount_total=amount,
+                currency=prices[0].currency,
+                idempotency_key=idempotency_key,
+                **values,
+            )
+        except IntegrityError:
+            row = LocalCheckoutSession.get(LocalCheckoutSession.idempotency_key == idempotency_key)
+        return self._session(row)
+
+    def create_payment_checkout(
+        self, *, line_items, metadata, success_url, cancel_url, expires_at, idempotency_key
+    ) -> CheckoutSession:
+        if not line_items or any(item.quantity < 1 for item in line_items):
+            raise PaymentRejected("line_items need a positive quantity")
+        return self._create_session(
+            idempotency_key=idempotency_key,
+            mode="payment",
+            line_items=[{"price": i.price_id, "quantity": i.quantity} for i in line_items],
+            metadata=dict(metadata),
+            success_url=success_url,
+            cancel_url=cancel_url,
+            expires_at=int(expires_at),
+        )
+
+    def create_subscription_checkout(
+        self, *, customer_id, price_id, reference_id, success_url, cancel_url, idempotency_key
+    ) -> CheckoutSession:
+        return self._create_session(
+            idempotency_key=idempotency_key,
+            mode="subscription",
+            line_items=[{"price": price_id, "quantity": 1}],
+            metadata={"reference_id": reference_id},
+            customer_id=customer_id,
+            client_reference_id=reference_id,
+            success_url=success_url,
+            cancel_url=cancel_url,
+            expires_at=int(time.time()) + 24 * 3600,
+        )
+
+    def checkout(self, session_id: str) -> LocalCheckoutSession:
+        row = LocalCheckoutSession.get_or_none(LocalCheckoutSession.id == session_id)
+        if row is None:
+            raise PaymentNotFound(f"No such checkout session: '{session_id}'")
+        return row
+
+    def _locked(self, session_id: str) -> LocalCheckoutSession:
+        """The session row, locked until the transaction ends (SQLite: the write lock
+        taken by BEGIN IMMEDIATE already serialises writers)."""
+        query = LocalCheckoutSession.select().where(LocalCheckoutSession.id == session_id)
+        if is_postgres():
+            query = query.for_update()
+        row = query.first()
+        if row is None:
+            raise PaymentNotFound(f"No such checkout session: '{session_id}'")
+        return row
+
+    def checkout_lines(self, row: LocalCheckoutSession) -> list[dict]:
+        """The session's line items with their prices, for the checkout page."""
+        lines = []
+        for item in row.line_items:
+            price = self._price_row(item["price"])
+            lines.append(
+                {
+                    "price": price.id,
+                    "quantity": item["quantity"],
+                    "unit_amount": price.unit_amount,
+                    "amount": price.unit_amount * item["quantity"],
+                    "currency": price.currency,
+                    "interval": price.recurring_interval,
+                }
+            )
+        return lines
+
+    def complete(self, session_id: str, now: int | None = None) -> list[LocalEvent]:
+        """Pay an open session. Paying a paid session again does nothing and sends nothing."""
+        now = int(time.time()) if now is None else now
+        with write_transaction():
+            row = self._locked(session_id)
+            if row.status == "complete":
+                return []
+            if row.status == "expired" or row.expires_at <= now:
+                raise PaymentRejected("This checkout session has expired")
+            events = []
+            changes = {"status": "complete", "updated_at": now_iso()}
+            if row.mode == "payment":
+                intent = LocalPaymentIntent.create(
+                    id=_new_id("pi"),
+                    amount_received=row.amount_total,
+                    currency=row.currency,
+                    metadata=row.metadata,
+                    checkout_session_id=row.id,
+                    created=now,
+                )
+                changes["payment_intent_id"] = intent.id
+            else:
+                subscription = LocalSubscription.create(
+                    id=_new_id("sub"),
+                    customer_id=row.customer_id,
+                    price_id=row.line_items[0]["price"],
+                    status="active",
+                    current_period_start=now,
+                    current_period_end=_one_month_later(now),
+                    metadata=row.metadata,
+                )
+                changes["subscription_id"] = subscription.id
+                events.append(
+                    LocalEvent(
+                        "customer.subscription.created", self._subscription_object(subscription)
+                    )
+                )
+            LocalCheckoutSession.update(**changes).where(
+                LocalCheckoutSession.id == row.id
+            ).execute()
+            row = self.checkout(session_id)
+            events.append(LocalEvent("checkout.session.completed", self._session_object(row)))
+        return events
+
+    def cancel(self, session_id: str) -> list[LocalEvent]:
+        """Abandon an open session: it expires, as an abandoned checkout does."""
+        with write_transaction():
+            row = self._locked(session_id)
+            if row.status == "complete":
+                raise PaymentRejected("This checkout session is already paid")
+            return self._expire([row])
+
+    def expire_due(self, now: int | None = None) -> list[LocalEvent]:
+        """Expire every open session past its expiry time."""
+        now = int(time.time()) if now is None else now
+        with write_transaction():
+            due = list(
+                LocalCheckoutSession.select().where(
+                    (LocalCheckoutSession.status == "open")
+                    & (LocalCheckoutSession.expires_at <= now)
+                )
+            )
+            return self._expire(due)
+
+    def _expire(self, rows) -> list[LocalEvent]:
+        events = []
+        for row in rows:
+            changed = (
+                LocalCheckoutSession.update(status="expired", updated_at=now_iso())
+                .where(
+                    (LocalCheckoutSession.id == row.id) & (LocalCheckoutSession.status == "open")
+                )
+                .execute()
+            )
+            if changed:
+                fresh = self.checkout(row.id)
+                events.append(LocalEvent("checkout.session.expired", self._session_object(fresh)))
+        return events
+
+    # -- subscriptions and payments ------------------------------------------------------
+
+    def get_subscription(self, subscription_id: str) -> ProviderSubscription:
+        row = LocalSubscription.get_or_none(LocalSubscription.id == subscription_id)
+        if row is None:
+            raise PaymentNotFound(f"No such subscription: '{subscription_id}'")
+        price = self._price_row(row.price_id)
+        return ProviderSubscription(
+            id=row.id,
+            customer_id=row.customer_id,
+            status=row.status,
+            price_id=row.price_id,
+            interval=price.recurring_interval,
+            period_start=row.current_period_start * 1000,
+            period_end=row.current_period_end * 1000,
+            cancel_at_period_end=bool(row.cancel_at_period_end),
+            canceled_at=row.canceled_at * 1000 if row.canceled_at else None,
+            ended_at=row.ended_at * 1000 if row.ended_at else None,
+            metadata=row.metadata,
+        )
+
+    def list_ad_payment_intents(
+        self, *, created_from: int | None = None, created_to: int | None = None
+    ) -> Iterator[PaymentIntent]:
+        query = LocalPaymentIntent.select().order_by(LocalPaymentIntent.created.desc())
+        if created_from is not None:
+            query = query.where(LocalPaymentIntent.created >= created_from)
+        if created_to is not None:
+            query = query.where(LocalPaymentIntent.created < created_to)
+        for row in query:
+            if "ad_reservation_id" in row.metadata:
+                yield PaymentIntent(
+                    id=row.id,
+                    amount_received=row.amount_received,
+                    currency=row.currency,
+                    created=row.created,
+                    metadata=row.metadata,
+                )
+
+    def verify_webhook(self, payload: bytes, signature_header: str | None) -> dict:
+        return webhooks.verify(payload, signature_header, self.webhook_secrets)
+
+    # -- provider-shaped objects ---------------------------------------------------------
+
+    def _session(self, row: LocalCheckoutSession) -> CheckoutSession:
+        return CheckoutSession(
+            id=row.id,
+            url=f"{self.public_base_url}/_local-payments/checkout/{row.id}",
+            mode=row.mode,
+            status=row.status,
+            expires_at=row.expires_at,
+            payment_intent_id=row.payment_intent_id,
+            subscription_id=row.subscription_id,
+            customer_id=row.customer_id,
+            metadata=row.metadata,
+        )
+
+    def _session_object(self, row: LocalCheckoutSession) -> dict:
+        return {
+            "id": row.id,
+            "object": "checkout.session",
+            "mode": row.mode,
+            "status": row.status,
+            "payment_status": "paid" if row.status == "complete" else "unpaid",
+            "amount_total": row.amount_total,
+            "currency": row.currency,
+            "customer": row.customer_id,
+            "client_reference_id": row.client_reference_id,
+            "payment_intent": row.payment_intent_id,
+            "subscription": row.subscription_id,
+            "metadata": row.metadata,
+            "expires_at": row.expires_at,
+            "success_url": row.success_url,
+            "cancel_url": row.cancel_url,
+            "url": None,
+            "livemode": False,
+        }
+
+    def _subscription_object(self, row: LocalSubscription) -> dict:
+        price = self._price_row(row.price_id)
+        return {
+            "id": row.id,
+            "object": "subscription",
+            "customer": row.customer_id,
+            "status": row.status,
+            "cancel_at_period_end": bool(row.cancel_at_period_end),
+            "canceled_at": row.canceled_at,
+            "ended_at": row.ended_at,
+            "metadata": row.metadata,
+            "items": {
+                "object": "list",
+                "data": [
+                    {
+                        "object": "subscription_item",
+                        "current_period_start": row.current_period_start,
+                        "current_period_end": row.current_period_end,
+                        "price": _price_object(price),
+                        "quantity": 1,
+                    }
+                ],
+            },
+        }
+
+
+def _price(row: LocalPrice) -> Price:
+    return Price(
+        id=row.id,
+        unit_amount=row.unit_amount,
+        currency=row.currency,
+        active=bool(row.active),
+        product=row.product,
+        recurring_interval=row.recurring_interval,
+        metadata=row.metadata,
+    )
+
+
+def _price_object(row: LocalPrice) -> dict:
+    return {
+        "id": row.id,
+        "object": "price",
+        "unit_amount": row.unit_amount,
+        "currency": row.currency,
+        "active": bool(row.active),
+        "product": row.product,
+        "recurring": {"interval": row.recurring_interval} if row.recurring_interval else None,
+    }
+
+
+def signed_delivery(event_body: bytes, secret: str) -> dict[str, str]:
+    """Headers for delivering an event body, signed now with `secret`."""
+    return {
+        "Content-Type": "application/json",
+        webhooks.SIGNATURE_HEADER: webhooks.sign(event_body, secret),
+    }

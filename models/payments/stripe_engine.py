@@ -1,0 +1,243 @@
+"""The `stripe` engine: the official SDK's StripeClient, errors mapped to ours."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import stripe
+
+from models.payments import webhooks
+from models.payments.base import (
+    CheckoutSession,
+    LineItem,
+    PaymentIntent,
+    PaymentMisconfigured,
+    PaymentNotFound,
+    PaymentRejected,
+    PaymentUnavailable,
+    Price,
+    ProviderSubscription,
+)
+
+AD_METADATA_KEY = "ad_reservation_id"
+
+
+@contextmanager
+def _mapped_errors():
+    try:
+        yield
+    except stripe.InvalidRequestError as error:
+        if error.code == "resource_missing":
+            raise PaymentNotFound(error.user_message or str(error)) from error
+        raise PaymentRejected(error.user_message or str(error)) from error
+    except (stripe.AuthenticationError, stripe.PermissionError) as error:
+        raise PaymentMisconfigured(str(error)) from error
+    except stripe.CardError as error:
+        raise PaymentRejected(error.user_message or str(error)) from error
+    except stripe.StripeError as error:
+        # Connection failures, rate limits, the provider's own errors: retry later.
+        raise PaymentUnavailable(str(error)) from error
+
+
+def _ms(seconds):
+    return None if seconds is None else int(seconds) * 1000
+
+
+def _dict(obj) -> dict:
+    return obj.to_dict() if hasattr(obj, "to_dict") else dict(obj or {})
+
+
+def _price(obj) -> Price:
+    data = _dict(obj)
+    product = data.get("product")
+    recurring = data.get("recurring") or {}
+    return Price(
+        id=data["id"],
+        unit_amount=int(data.get("unit_amount") or 0),
+        currency=str(data.get("currency", "")).lower(),
+        active=bool(data.get("active")),
+        product=product.get("id") if isinstance(product, dict) else product,
+        recurring_interval=recurring.get("interval"),
+        metadata=dict(data.get("metadata") or {}),
+    )
+
+
+def _session(obj) -> CheckoutSession:
+    data = _dict(obj)
+
+    def ref(key):
+        value = data.get(key)
+        return value.get("id") if isinstance(value, dict) else value
+
+    return CheckoutSession(
+        id=data["id"],
+        url=data.get("url"),
+        mode=data.get("mode", ""),
+        status=data.get("status") or "open",
+        expires_at=data.get("expires_at"),
+        payment_intent_id=ref("payment_intent"),
+        subscription_id=ref("subscription"),
+        customer_id=ref("customer"),
+        metadata=dict(data.get("metadata") or {}),
+    )
+
+
+def subscription_from_object(data: dict) -> ProviderSubscription:
+    """A provider subscription object (API or event body) in our terms.
+
+    Recent API versions keep the billing period on the subscription item, older
+    ones on the subscription itself; both are read.
+    """
+    items = ((data.get("items") or {}).get("data")) or []
+    item = items[0] if items else {}
+    price = item.get("price") or {}
+    if not isinstance(price, dict):
+        price = {"id": price}
+    customer = data.get("customer")
+    schedule = data.get("schedule")
+    return ProviderSubscription(
+        id=data["id"],
+        customer_id=customer.get("id") if isinstance(customer, dict) else customer,
+        status=data.get("status", "incomplete"),
+        price_id=price.get("id"),
+        interval=(price.get("recurring") or {}).get("interval"),
+        period_start=_ms(item.get("current_period_start") or data.get("current_period_start")),
+        period_end=_ms(item.get("current_period_end") or data.get("current_period_end")),
+        trial_start=_ms(data.get("trial_start")),
+        trial_end=_ms(data.get("trial_end")),
+        cancel_at_period_end=bool(data.get("cancel_at_period_end")),
+        cancel_at=_ms(data.get("cancel_at")),
+        canceled_at=_ms(data.get("canceled_at")),
+        ended_at=_ms(data.get("ended_at")),
+        schedule_id=schedule.get("id") if isinstance(schedule, dict) else schedule,
+        metadata=dict(data.get("metadata") or {}),
+    )
+
+
+class StripeProvider:
+    name = "stripe"
+
+    def __init__(
+        self, api_key: str, *, webhook_secrets=(), api_base: str | None = None, network_retries=2
+    ):
+        if not api_key:
+            raise PaymentMisconfigured("PAYMENT_API_KEY is not set")
+        self.webhook_secrets = tuple(webhook_secrets)
+        self.client = stripe.StripeClient(
+            api_key,
+            base_addresses={"api": api_base} if api_base else None,
+            max_network_retries=network_retries,
+        )
+        self.v1 = self.client.v1
+
+    def get_price(self, price_id: str) -> Price:
+        with _mapped_errors():
+            return _price(self.v1.prices.retrieve(price_id))
+
+    def create_payment_checkout(
+        self, *, line_items, metadata, success_url, cancel_url, expires_at, idempotency_key
+    ) -> CheckoutSession:
+        params = {
+            "mode": "payment",
+            "line_items": [_line(item) for item in line_items],
+            "metadata": dict(metadata),
+            # The payment intent carries the same metadata, so payments can be
+            # traced to reservations (and summed per country) from the provider.
+            "payment_intent_data": {"metadata": dict(metadata)},
+            "success_url": success_url,
+            "cancel_url": cancel_url,
+            "expires_at": int(expires_at),
+        }
+        with _mapped_errors():
+            return _session(
+                self.v1.checkout.sessions.create(
+                    params=params, options={"idempotency_key": idempotency_key}
+                )
+            )
+
+    def create_subscription_checkout(
+        self, *, customer_id, price_id, reference_id, success_url, cancel_url, idempotency_key
+    ) -> CheckoutSession:
+        params = {
+            "mode": "subscription",
+            "customer": customer_id,
+            "client_reference_id": reference_id,
+            "line_items": [{"price": price_id, "quantity": 1}],
+            "metadata": {"reference_id": reference_id},
+            "subscription_data": {"metadata": {"reference_id": reference_id}},
+            "success_url": success_url,
+            "cancel_url": cancel_url,
+        }
+        with _mapped_errors():
+            return _session(
+                self.v1.checkout.sessions.create(
+                    params=params, options={"idempotency_key": idempotency_key}
+                )
+            )
+
+    def create_customer(self, *, email, name, user_id, idempotency_key) -> str:
+        params = {"email": email, "name": name, "metadata": {"user_id": user_id}}
+        with _mapped_errors():
+            customer = self.v1.customers.create(
+                params=params, options={"idempotency_key": idempotency_key}
+            )
+        return customer.id
+
+    def get_subscription(self, subscription_id: str) -> ProviderSubscription:
+        with _mapped_errors():
+            return subscription_from_object(_dict(self.v1.subscriptions.retrieve(subscription_id)))
+
+    def list_ad_payment_intents(
+        self, *, created_from: int | None = None, created_to: int | None = None
+    ) -> Iterator[PaymentIntent]:
+        params: dict = {"limit": 100}
+        created = {}
+        if created_from is not None:
+            created["gte"] = int(created_from)
+        if created_to is not None:
+            created["lt"] = int(created_to)
+        if created:
+            params["created"] = created
+        with _mapped_errors():
+            for intent in self.v1.payment_intents.list(params=params).auto_paging_iter():
+                data = _dict(intent)
+                metadata = dict(data.get("metadata") or {})
+                if AD_METADATA_KEY not in metadata:
+                    continue  # subscriptions and anything else: not ad revenue
+                yield PaymentIntent(
+                    id=data["id"],
+                    amount_received=int(data.get("amount_received") or 0),
+                    currency=str(data.get("currency", "")).lower(),
+                    created=int(data.get("created") or 0),
+                    metadata=metadata,
+                )
+
+    def create_price(
+        self, *, unit_amount, currency, product_name, product_id, metadata, idempotency_key
+    ) -> Price:
+        params: dict = {
+            "unit_amount": int(unit_amount),
+            "currency": currency.lower(),
+            "metadata": dict(metadata),
+        }
+        if product_id:
+            params["product"] = product_id
+        else:
+            params["product_data"] = {"name": product_name}
+        with _mapped_errors():
+            return _price(
+                self.v1.prices.create(params=params, options={"idempotency_key": idempotency_key})
+            )
+
+    def archive_price(self, price_id: str) -> Price:
+        # Prices cannot be edited or deleted at the provider; archiving retires one.
+        with _mapped_errors():
+            return _price(self.v1.prices.update(price_id, params={"active": False}))
+
+    def verify_webhook(self, payload: bytes, signature_header: str | None) -> dict:
+        return webhooks.verify(payload, signature_header, self.webhook_secrets)
+
+
+def _line(item: LineItem) -> dict:
+    return {"price": item.price_id, "quantity": int(item.quantity)}

@@ -1,0 +1,65 @@
+"""The local payment provider's side of things: delivering its signed events to this
+service's webhook endpoints, and expiring its abandoned checkouts."""
+
+from __future__ import annotations
+
+import logging
+
+import dramatiq
+import requests
+
+from models.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+# Like the real provider: keep trying for days, backing off up to an hour.
+DELIVERY_RETRIES = 60
+DELIVERY_MAX_BACKOFF_MS = 60 * 60_000
+
+
+class DeliveryFailed(Exception):
+    pass
+
+
+@dramatiq.actor(
+    queue_name="payments", max_retries=DELIVERY_RETRIES, max_backoff=DELIVERY_MAX_BACKOFF_MS
+)
+def deliver_local_event(endpoint_path: str, event_body: str):
+    """POST one signed event to one endpoint; retried until it answers 2xx. Endpoints
+    recognise a redelivered event id, so a second delivery changes nothing."""
+    from models.payments.local_engine import signed_delivery
+
+    settings = get_settings()
+    if not settings.payment_webhook_secrets:
+        raise DeliveryFailed("PAYMENT_WEBHOOK_SECRET is not set; events cannot be signed")
+    body = event_body.encode()
+    url = f"{settings.public_base_url}{endpoint_path}"
+    try:
+        response = requests.post(
+            url,
+            data=body,
+            headers=signed_delivery(body, settings.payment_webhook_secrets[0]),
+            timeout=10,
+        )
+    except requests.RequestException as error:
+        raise DeliveryFailed(f"{url}: {error}") from error
+    if not 200 <= response.status_code < 300:
+        raise DeliveryFailed(f"{url} answered {response.status_code}")
+    log.info("delivered local event to %s", endpoint_path)
+
+
+def send_local_events(events) -> None:
+    """Queue each event for every endpoint registered for it (call after commit)."""
+    for event in events:
+        for path in event.endpoints:
+            deliver_local_event.send(path, event.body().decode())
+
+
+@dramatiq.actor(queue_name="payments", max_retries=3)
+def expire_local_checkouts():
+    """Expire local checkouts past their time and announce it. A rerun finds none left."""
+    if get_settings().payment_backend != "local":
+        return
+    from models.payments import get_provider
+
+    send_local_events(get_provider().expire_due())

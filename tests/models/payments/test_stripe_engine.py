@@ -1,0 +1,209 @@
+"""The stripe engine against a local stand-in of the provider's API: the exact
+form-encoded requests the SDK sends, and errors mapped to ours."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.payments import (
+    LineItem,
+    PaymentMisconfigured,
+    PaymentNotFound,
+    PaymentRejected,
+    PaymentUnavailable,
+)
+from models.payments.stripe_engine import StripeProvider
+from tests.fakes.http import serve
+from tests.fakes.stripe_server import FakeStripe
+
+
+@pytest.fixture
+def fake():
+    return FakeStripe()
+
+
+@pytest.fixture
+def provider(fake):
+    with serve(fake) as url:
+        yield StripeProvider("sk_test_fake", api_base=url)
+
+
+def test_payment_checkout_request_shape(provider, fake):
+    session = provider.create_payment_checkout(
+        line_items=[LineItem("price_jp", 3)],
+        metadata={"ad_reservation_id": "r-123", "country": "JP"},
+        success_url="https://sub.example/ads/r-123?paid=1",
+        cancel_url="https://sub.example/ads/new",
+        expires_at=1_900_000_000,
+        idempotency_key="ad-checkout-r-123",
+    )
+    sent = fake.last("POST", "/v1/checkout/sessions")
+    assert sent["form"] == {
+        "mode": "payment",
+        "line_items[0][price]": "price_jp",
+        "line_items[0][quantity]": "3",
+        "metadata[ad_reservation_id]": "r-123",
+        "metadata[country]": "JP",
+        "payment_intent_data[metadata][ad_reservation_id]": "r-123",
+        "payment_intent_data[metadata][country]": "JP",
+        "success_url": "https://sub.example/ads/r-123?paid=1",
+        "cancel_url": "https://sub.example/ads/new",
+        "expires_at": "1900000000",
+    }
+    assert sent["headers"]["Idempotency-Key"] == "ad-checkout-r-123"
+    assert session.id == "cs_test_1"
+    assert session.url == "https://checkout.example/c/pay/cs_test_1"
+    assert session.metadata == {"ad_reservation_id": "r-123", "country": "JP"}
+
+
+def test_subscription_checkout_request_shape(provider, fake):
+    provider.create_subscription_checkout(
+        customer_id="cus_9",
+        price_id="price_plus",
+        reference_id="user-1",
+        success_url="https://sub.example/account?subscribed=1",
+        cancel_url="https://sub.example/account",
+        idempotency_key="sub-checkout-user-1-plus-x",
+    )
+    sent = fake.last("POST", "/v1/checkout/sessions")
+    assert sent["form"] == {
+        "mode": "subscription",
+        "customer": "cus_9",
+        "client_reference_id": "user-1",
+        "line_items[0][price]": "price_plus",
+        "line_items[0][quantity]": "1",
+        "metadata[reference_id]": "user-1",
+        "subscription_data[metadata][reference_id]": "user-1",
+        "success_url": "https://sub.example/account?subscribed=1",
+        "cancel_url": "https://sub.example/account",
+    }
+    assert sent["headers"]["Idempotency-Key"] == "sub-checkout-user-1-plus-x"
+
+
+def test_read_a_price(provider, fake):
+    price = provider.get_price("price_jp")
+    assert (price.id, price.unit_amount, price.currency, price.active) == (
+        "price_jp",
+        50000,
+        "jpy",
+        True,
+    )
+    assert fake.requests[-1]["headers"]["Authorization"] == "Bearer sk_test_fake"
+
+
+def test_create_customer_carries_our_user_id(provider, fake):
+    assert (
+        provider.create_customer(
+            email="a@b.jp", name="花子", user_id="u-1", idempotency_key="customer-u-1"
+        )
+        == "cus_test_1"
+    )
+    sent = fake.last("POST", "/v1/customers")
+    assert sent["form"] == {"email": "a@b.jp", "name": "花子", "metadata[user_id]": "u-1"}
+    assert sent["headers"]["Idempotency-Key"] == "customer-u-1"
+
+
+def test_create_and_archive_a_price(provider, fake):
+    created = provider.create_price(
+        unit_amount=60000,
+        currency="JPY",
+        product_name="広告枠",
+        product_id="prod_ads",
+        metadata={"country": "JP"},
+        idempotency_key="ad-price-1",
+    )
+    assert fake.last("POST", "/v1/prices")["form"] == {
+        "unit_amount": "60000",
+        "currency": "jpy",
+        "product": "prod_ads",
+        "metadata[country]": "JP",
+    }
+    assert created.unit_amount == 60000
+    archived = provider.archive_price("price_new")
+    assert fake.last("POST", "/v1/prices/price_new")["form"] == {"active": "false"}
+    assert archived.active is False
+
+
+def test_a_price_without_a_product_gets_product_data(provider, fake):
+    provider.create_price(
+        unit_amount=1000,
+        currency="usd",
+        product_name="Ad slot (US)",
+        product_id=None,
+        metadata={},
+        idempotency_key="k",
+    )
+    assert fake.last("POST", "/v1/prices")["form"]["product_data[name]"] == "Ad slot (US)"
+
+
+def test_read_a_subscription_with_the_period_on_its_item(provider, fake):
+    fake.subscriptions["sub_1"] = {
+        "id": "sub_1",
+        "object": "subscription",
+        "customer": "cus_9",
+        "status": "active",
+        "cancel_at_period_end": False,
+        "metadata": {"reference_id": "u-1"},
+        "items": {
+            "data": [
+                {
+                    "current_period_start": 1_800_000_000,
+                    "current_period_end": 1_802_592_000,
+                    "price": {"id": "price_plus", "recurring": {"interval": "month"}},
+                }
+            ]
+        },
+    }
+    subscription = provider.get_subscription("sub_1")
+    assert subscription.price_id == "price_plus"
+    assert subscription.interval == "month"
+    assert subscription.period_start == 1_800_000_000_000
+    assert subscription.metadata == {"reference_id": "u-1"}
+
+
+def test_ad_payment_intents_are_listed_across_pages_and_only_ads(provider, fake):
+    fake.intents = [
+        {
+            "id": "pi_1",
+            "amount_received": 50000,
+            "currency": "jpy",
+            "created": 10,
+            "metadata": {"ad_reservation_id": "r-1", "country": "JP"},
+        },
+        {"id": "pi_2", "amount_received": 980, "currency": "jpy", "created": 11, "metadata": {}},
+        {
+            "id": "pi_3",
+            "amount_received": 150000,
+            "currency": "jpy",
+            "created": 12,
+            "metadata": {"ad_reservation_id": "r-2", "country": "JP"},
+        },
+    ]
+    intents = list(provider.list_ad_payment_intents(created_from=5, created_to=20))
+    assert [(i.id, i.amount_received) for i in intents] == [("pi_1", 50000), ("pi_3", 150000)]
+    first = next(r for r in fake.requests if r["path"] == "/v1/payment_intents")
+    assert first["query"] == {"limit": "100", "created[gte]": "5", "created[lt]": "20"}
+
+
+def test_errors_are_mapped_to_our_types(fake):
+    with serve(fake) as url:
+        provider = StripeProvider("sk_test_fake", api_base=url)
+        with pytest.raises(PaymentNotFound):
+            provider.get_price("price_missing")
+        with pytest.raises(PaymentRejected):
+            provider.create_price(
+                unit_amount=0,
+                currency="jpy",
+                product_name="x",
+                product_id=None,
+                metadata={},
+                idempotency_key="k0",
+            )
+        with pytest.raises(PaymentMisconfigured):
+            StripeProvider("sk_test_wrong", api_base=url).get_price("price_jp")
+
+
+def test_an_unreachable_provider_is_unavailable():
+    provider = StripeProvider("sk_test_fake", api_base="http://127.0.0.1:9", network_retries=0)
+    with pytest.raises(PaymentUnavailable):
+        provider.get_price("price_jp")

@@ -1,0 +1,68 @@
+"""Webhook signatures: the provider's documented scheme, verified with its SDK."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import stripe
+
+from models.payments import WebhookSignatureInvalid, webhooks
+from models.tables import PaymentEvent
+
+SECRETS = ("whsec_test_one", "whsec_test_two")
+EVENT = {
+    "id": "evt_1",
+    "object": "event",
+    "type": "checkout.session.completed",
+    "data": {"object": {"id": "cs_1"}},
+}
+BODY = json.dumps(EVENT).encode()
+
+
+def test_our_signature_is_the_documented_scheme():
+    assert webhooks.sign(BODY, "whsec_x", 1_800_000_000) == (
+        stripe.WebhookSignature.generate_signature_header(BODY.decode(), "whsec_x", 1_800_000_000)
+    )
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_a_valid_signature_is_accepted_with_each_secret_of_the_list(secret):
+    assert webhooks.verify(BODY, webhooks.sign(BODY, secret), SECRETS) == EVENT
+
+
+@pytest.mark.parametrize(
+    ("body", "header"),
+    [
+        (BODY.replace(b"cs_1", b"cs_2"), webhooks.sign(BODY, SECRETS[0])),
+        (BODY, webhooks.sign(BODY, "whsec_someone_else")),
+        (BODY, webhooks.sign(BODY, SECRETS[0], int(time.time()) - 301)),
+        (BODY, None),
+        (BODY, ""),
+        (BODY, "t=abc,v1=nothex"),
+    ],
+    ids=["tampered-body", "wrong-secret", "stale-timestamp", "missing", "empty", "garbage"],
+)
+def test_bad_signatures_are_rejected(body, header):
+    with pytest.raises(WebhookSignatureInvalid):
+        webhooks.verify(body, header, SECRETS)
+
+
+def test_a_timestamp_within_the_tolerance_is_accepted():
+    header = webhooks.sign(BODY, SECRETS[1], int(time.time()) - 290)
+    assert webhooks.verify(BODY, header, SECRETS)["id"] == "evt_1"
+
+
+def test_no_configured_secret_accepts_nothing():
+    with pytest.raises(WebhookSignatureInvalid):
+        webhooks.verify(BODY, webhooks.sign(BODY, "whsec_x"), ())
+
+
+def test_an_event_is_new_once_per_endpoint():
+    assert webhooks.record_event(EVENT, "subscription") is True
+    assert webhooks.record_event(EVENT, "subscription") is False
+    assert webhooks.record_event(EVENT, "ad-checkout") is True
+    assert PaymentEvent.select().count() == 2
+    webhooks.forget_event(EVENT, "subscription")
+    assert webhooks.record_event(EVENT, "subscription") is True
