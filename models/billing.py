@@ -7,12 +7,20 @@ import logging
 import uuid
 from dataclasses import dataclass
 
-from models.db import write_transaction
-from models.payments import ProviderSubscription, get_provider, plan_for_price
-from models.tables import Subscription, User
+from models.credits import set_balance_to_plan_limit
+from models.db import db, write_transaction
+from models.errors import DomainError, ValidationError
+from models.payments import ProviderSubscription, get_provider, plan_for_price, plan_price_id
+from models.plans import PAID_STATUSES
+from models.referrals import pay_referral_reward
+from models.tables import Subscription, SubscriptionRefill, User
 
 log = logging.getLogger(__name__)
 
+
+# A subscription in these states is over (past_due and unpaid may still recover;
+# incomplete has not started).
+ENDED_STATUSES = ("canceled", "incomplete_expired")
 
 SUBSCRIPTION_EVENTS = (
     "customer.subscription.created",
@@ -101,3 +109,105 @@ def subscription_work(event: dict) -> tuple[str, str, str | None] | None:
     if event_type in SUBSCRIPTION_EVENTS and isinstance(obj.get("id"), str):
         return event_type, obj["id"], (obj.get("metadata") or {}).get("reference_id")
     return None
+
+
+def _first_refill(subscription_id: str, plan: str, period_start: int | None) -> bool:
+    """Record that credits were set for this subscription, plan and period; False when
+    they already were (a redelivered or repeated event)."""
+    query = SubscriptionRefill.insert(
+        payment_subscription_id=subscription_id, plan=plan, period_start=period_start or 0
+    ).on_conflict_ignore()
+    return db.execute(query).rowcount == 1
+
+
+def apply_subscription_event(kind: str, subscription_id: str, reference_id: str | None = None):
+    """The credit side of a subscription event, after copying the provider's state.
+
+    - complete and update: credit_balance goes to the plan's limit when the plan or the
+      billing period is new to us (CONTRACT 10.2: cancelling and restoring refills
+      nothing); complete also pays the referral reward, once.
+    - deleted: back to the free 50, unless another subscription is still live.
+    """
+    change = sync_subscription(subscription_id, reference_id)
+    if change is None:
+        return None
+    row = change.after
+    with write_transaction():
+        if kind in ("complete", "update") and row.status in PAID_STATUSES:
+            if _first_refill(row.payment_subscription_id, row.plan, row.period_start):
+                set_balance_to_plan_limit(row.reference_id)
+        elif kind == "deleted" or row.status in ENDED_STATUSES:
+            still_live = (
+                Subscription.select()
+                .where(
+                    (Subscription.reference_id == row.reference_id)
+                    & (Subscription.id != row.id)
+                    & Subscription.status.in_(PAID_STATUSES)
+                )
+                .exists()
+            )
+            if not still_live and _first_refill(row.payment_subscription_id, "free", 0):
+                set_balance_to_plan_limit(row.reference_id)
+    if kind == "complete":
+        pay_referral_reward(row.reference_id)
+    return change
+
+
+EVENT_KINDS = {
+    "checkout.session.completed": "complete",
+    "customer.subscription.created": "update",
+    "customer.subscription.updated": "update",
+    "customer.subscription.deleted": "deleted",
+}
+
+
+class PlanUnavailable(DomainError):
+    code = "unavailable"
+    status = 503
+    message = "This plan cannot be bought right now."
+
+
+class AlreadySubscribedToPlan(DomainError):
+    code = "already_subscribed"
+    status = 409
+    message = "You already have a paid plan."
+
+
+def ensure_payment_customer(user_id: str) -> str:
+    """The user's customer at the provider, created once (idempotency key per user) and
+    stored by a conditional UPDATE that never replaces an existing one."""
+    user = User.get_by_id(user_id)
+    if user.payment_customer_id:
+        return user.payment_customer_id
+    customer = get_provider().create_customer(
+        email=user.email, name=user.name, user_id=user.id, idempotency_key=f"customer-{user.id}"
+    )
+    User.update(payment_customer_id=customer).where(
+        (User.id == user.id) & User.payment_customer_id.is_null()
+    ).execute()
+    return User.get_by_id(user.id).payment_customer_id
+
+
+def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
+    """A subscription checkout for `plan`; returns the URL to send the buyer to."""
+    if plan not in ("plus", "pro"):
+        raise ValidationError(fields={"plan": "must be plus or pro"})
+    live = (
+        Subscription.select()
+        .where((Subscription.reference_id == user_id) & Subscription.status.in_(PAID_STATUSES))
+        .exists()
+    )
+    if live:
+        raise AlreadySubscribedToPlan()
+    price_id = plan_price_id(plan)
+    if not price_id:
+        raise PlanUnavailable(f"No price is configured for the {plan} plan.")
+    session = get_provider().create_subscription_checkout(
+        customer_id=ensure_payment_customer(user_id),
+        price_id=price_id,
+        reference_id=user_id,
+        success_url=f"{base_url}/account?subscribed={plan}",
+        cancel_url=f"{base_url}/account",
+        idempotency_key=f"subscribe-{user_id}-{plan}-{uuid.uuid4()}",
+    )
+    return session.url

@@ -310,6 +310,27 @@ class AdImpressionDaily(BaseModel):
         table_name = "ad_impression_daily"
 
 
+class BatchRun(BaseModel):
+    name = TextField()
+    period = TextField()
+    ran_at = created()
+
+    class Meta:
+        table_name = "batch_runs"
+        primary_key = CompositeKey("name", "period")
+
+
+class SubscriptionRefill(BaseModel):
+    payment_subscription_id = TextField()
+    plan = TextField()
+    period_start = BigIntegerField()
+    created_at = created()
+
+    class Meta:
+        table_name = "subscription_refills"
+        primary_key = CompositeKey("payment_subscription_id", "plan", "period_start")
+
+
 ALL_MODELS = [
     User,
     Account,
@@ -327,4 +348,6 @@ ALL_MODELS = [
     AdReservation,
     AdClickLog,
     AdImpressionDaily,
+    BatchRun,
+    SubscriptionRefill,
 ]

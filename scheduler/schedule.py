@@ -15,6 +15,7 @@ class Job:
 
 
 SCHEDULE = [
+    Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
     # Only the local payment provider has checkouts of its own to expire.
     Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),

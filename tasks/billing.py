@@ -1,4 +1,4 @@
-"""Subscription events from the payment provider, applied from its current state."""
+"""Subscription events from the payment provider, and payment customers for new users."""
 
 from __future__ import annotations
 
@@ -6,22 +6,29 @@ import logging
 
 import dramatiq
 
-from models.billing import sync_subscription
+from models.billing import EVENT_KINDS, apply_subscription_event, ensure_payment_customer
 
 log = logging.getLogger(__name__)
 
 
 @dramatiq.actor(queue_name="billing", max_retries=10)
 def handle_subscription_event(event_type: str, object_id: str, reference_id: str | None = None):
-    """Copy the provider's current subscription into ours. Retries 10 times (the provider
-    may be briefly unreachable); a rerun copies the same state again."""
-    change = sync_subscription(object_id, reference_id)
-    if change is None:
-        return
-    log.info(
-        "%s: subscription %s is %s (%s)",
-        event_type,
-        object_id,
-        change.after.status,
-        change.after.plan,
-    )
+    """Copy the provider's current subscription into ours, then credit as the event
+    says. Retries 10 times (the provider may be briefly unreachable); a rerun finds the
+    refill and the referral reward already recorded and changes nothing."""
+    change = apply_subscription_event(EVENT_KINDS[event_type], object_id, reference_id)
+    if change is not None:
+        log.info(
+            "%s: subscription %s is %s (%s)",
+            event_type,
+            object_id,
+            change.after.status,
+            change.after.plan,
+        )
+
+
+@dramatiq.actor(queue_name="billing", max_retries=10)
+def create_payment_customer(user_id: str):
+    """Create the user's customer at the provider. The idempotency key and a conditional
+    UPDATE make a second run return the same customer and write nothing."""
+    ensure_payment_customer(user_id)

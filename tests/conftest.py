@@ -81,6 +81,8 @@ def _drop_postgres_database():
 
 # Children before parents, so plain DELETEs respect the foreign keys.
 CLEAR_ORDER = [
+    "batch_runs",
+    "subscription_refills",
     "local_payment_prices",
     "local_payment_customers",
     "local_payment_checkout_sessions",
@@ -172,11 +174,20 @@ def client(app):
 @pytest.fixture(autouse=True)
 def stub_broker():
     """The in-memory broker, emptied around every test so no message outlives its test."""
+    from queue import Queue
+
     from workers.broker import broker
 
-    broker.flush_all()
+    def fresh_queues():
+        # New queue objects, so nothing a test took without finishing can make a later
+        # join wait forever.
+        broker.flush_all()
+        for name in list(broker.queues):
+            broker.queues[name] = Queue()
+
+    fresh_queues()
     yield broker
-    broker.flush_all()
+    fresh_queues()
 
 
 @pytest.fixture
@@ -198,3 +209,44 @@ def redis_client():
     yield client
     client.flushdb()
     client.close()
+
+
+@pytest.fixture
+def site(settings, stub_broker, stub_worker):
+    """The app served over HTTP on a loopback port, PUBLIC_BASE_URL pointing at itself,
+    with an in-process worker: for journeys that cross real requests and the queue."""
+    from dataclasses import replace
+
+    from tests.fakes.http import serve
+    from web import create_app
+
+    holder = {}
+
+    def wsgi(environ, start_response):
+        return holder["app"](environ, start_response)
+
+    with serve(wsgi) as url:
+        holder["app"] = create_app(replace(settings, public_base_url=url))
+        yield url
+
+
+def drain(broker, worker, queues=("payments", "billing", "batch", "maintenance")):
+    """Run queued work to the end, including the work it queues in turn."""
+    for _ in range(3):
+        for queue in queues:
+            if queue in broker.queues:
+                broker.join(queue, timeout=20_000)
+        worker.join()
+
+
+def take_messages(broker, queue_name):
+    """Remove and return (decoded) the messages waiting on a stub queue, marking each
+    done so a later join on that queue does not wait for them."""
+    import json
+
+    queue = broker.queues.get(queue_name)
+    taken = []
+    while queue is not None and not queue.empty():
+        taken.append(json.loads(queue.get()))
+        queue.task_done()
+    return taken

@@ -94,6 +94,15 @@ def start_session(user) -> None:
     )
     session.permanent = True
     login_user(user)
+    if not user.payment_customer_id:
+        from tasks.billing import create_payment_customer
+
+        # Created at sign-up; a second message for the same user changes nothing, and
+        # if the queue is down the subscription checkout creates it instead.
+        try:
+            create_payment_customer.send(user.id)
+        except Exception:
+            log.exception("could not enqueue the payment customer of %s", user.id)
 
 
 @bp.get("/login")

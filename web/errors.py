@@ -10,6 +10,7 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from models.errors import DomainError
+from models.payments import PaymentError, PaymentUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,19 @@ def handle_http_error(error: HTTPException):
     return _page(status, MESSAGES.get(status, error.description or ""))
 
 
+def handle_payment_error(error: PaymentError):
+    log.warning("payment provider: %s", error)
+    if isinstance(error, PaymentUnavailable):
+        status, code = 503, "unavailable"
+        message = "The payment provider is not answering; try again shortly."
+    else:
+        status, code = 502, "payment_provider_error"
+        message = "The payment provider refused the request."
+    if wants_json():
+        return error_response(status, code, message)
+    return _page(status, message)
+
+
 def handle_csrf_error(error: CSRFError):
     if wants_json():
         return error_response(400, "invalid_request", "The form has expired; reload and try again.")
@@ -91,6 +105,7 @@ def handle_unexpected(error: Exception):
 
 def init_app(app):
     app.register_error_handler(DomainError, handle_domain_error)
+    app.register_error_handler(PaymentError, handle_payment_error)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Exception, handle_unexpected)

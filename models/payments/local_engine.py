@@ -427,9 +427,7 @@ class LocalProvider:
     # -- subscriptions and payments ------------------------------------------------------
 
     def get_subscription(self, subscription_id: str) -> ProviderSubscription:
-        row = LocalSubscription.get_or_none(LocalSubscription.id == subscription_id)
-        if row is None:
-            raise PaymentNotFound(f"No such subscription: '{subscription_id}'")
+        row = self._subscription_row(subscription_id)
         price = self._price_row(row.price_id)
         return ProviderSubscription(
             id=row.id,
@@ -444,6 +442,54 @@ class LocalProvider:
             ended_at=row.ended_at * 1000 if row.ended_at else None,
             metadata=row.metadata,
         )
+
+    def update_subscription(
+        self,
+        subscription_id: str,
+        *,
+        price_id: str | None = None,
+        cancel_at_period_end: bool | None = None,
+        renew: bool = False,
+        now: int | None = None,
+    ) -> list[LocalEvent]:
+        """Change a subscription as the provider's customer portal would: switch its
+        price, cancel at period end (or restore), or start its next billing period."""
+        now = int(time.time()) if now is None else now
+        with write_transaction():
+            row = self._subscription_row(subscription_id)
+            changes: dict = {"updated_at": now_iso()}
+            if price_id is not None:
+                self._price_row(price_id)
+                changes["price_id"] = price_id
+            if cancel_at_period_end is not None:
+                changes["cancel_at_period_end"] = int(cancel_at_period_end)
+                changes["canceled_at"] = now if cancel_at_period_end else None
+            if renew:
+                changes["current_period_start"] = row.current_period_end
+                changes["current_period_end"] = _one_month_later(row.current_period_end)
+            LocalSubscription.update(**changes).where(LocalSubscription.id == row.id).execute()
+            row = self._subscription_row(subscription_id)
+        return [LocalEvent("customer.subscription.updated", self._subscription_object(row))]
+
+    def cancel_subscription(self, subscription_id: str, now: int | None = None):
+        """End a subscription now."""
+        now = int(time.time()) if now is None else now
+        with write_transaction():
+            row = self._subscription_row(subscription_id)
+            LocalSubscription.update(
+                status="canceled",
+                ended_at=now,
+                canceled_at=row.canceled_at or now,
+                updated_at=now_iso(),
+            ).where(LocalSubscription.id == row.id).execute()
+            row = self._subscription_row(subscription_id)
+        return [LocalEvent("customer.subscription.deleted", self._subscription_object(row))]
+
+    def _subscription_row(self, subscription_id: str) -> LocalSubscription:
+        row = LocalSubscription.get_or_none(LocalSubscription.id == subscription_id)
+        if row is None:
+            raise PaymentNotFound(f"No such subscription: '{subscription_id}'")
+        return row
 
     def list_ad_payment_intents(
         self, *, created_from: int | None = None, created_to: int | None = None

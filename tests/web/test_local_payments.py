@@ -8,36 +8,13 @@ import re
 import time
 from dataclasses import replace
 
-import pytest
 import requests
 
 from models.payments import LineItem, get_provider
 from models.payments.local_engine import LocalPaymentIntent
 from models.tables import AdReservation, PaymentEvent, Subscription
+from tests.conftest import drain
 from tests.factories import make_reservation, make_user
-from tests.fakes.http import serve
-
-
-@pytest.fixture
-def site(settings, stub_broker, stub_worker):
-    """The app served on a loopback port, its PUBLIC_BASE_URL pointing at itself."""
-    from web import create_app
-
-    holder = {}
-
-    def wsgi(environ, start_response):
-        return holder["app"](environ, start_response)
-
-    with serve(wsgi) as url:
-        holder["app"] = create_app(replace(settings, public_base_url=url))
-        yield url
-
-
-def drain(broker, worker):
-    for _ in range(3):  # deliveries may enqueue follow-up work
-        broker.join("payments", timeout=20_000)
-        broker.join("billing", timeout=20_000)
-        worker.join()
 
 
 def ad_session(reservation, quantity):

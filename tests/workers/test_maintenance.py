@@ -9,6 +9,7 @@ from models.tables import Session, Verification
 from models.users import open_session
 from models.verifications import VerificationStore
 from tasks.maintenance import purge_expired_sessions
+from tests.conftest import take_messages
 from tests.factories import make_user
 
 
@@ -57,9 +58,7 @@ def test_abandoned_local_checkouts_expire_and_the_expiry_is_announced(stub_broke
     expire_local_checkouts()
     expire_local_checkouts()  # a second run finds nothing left to expire
     assert LocalCheckoutSession.get_by_id(session.id).status == "expired"
-    queue = stub_broker.queues["payments"]
-    assert queue.qsize() == 1
-    message = json.loads(queue.get())
+    [message] = take_messages(stub_broker, "payments")
     path, body = message["args"]
     assert path == "/api/auth/payment/webhook"
     assert json.loads(body)["type"] == "checkout.session.expired"

@@ -1,0 +1,96 @@
+"""Referrals: claiming a friend's code before subscribing, and the reward paid once
+when the referred user's subscription completes."""
+
+from __future__ import annotations
+
+from models.clock import now_iso
+from models.credits import grant_bonus_credits
+from models.db import write_transaction
+from models.errors import DomainError, NotFound
+from models.plans import referral_count
+from models.tables import Subscription, User
+
+REFERRAL_REWARD_CREDITS = 100
+# A caller holding any of these is already a paying subscriber.
+SUBSCRIBED_STATUSES = ("active", "trialing", "past_due", "unpaid")
+
+
+class UnknownCode(NotFound):
+    code = "unknown_code"
+    message = "No user has this referral code."
+
+
+class OwnCode(DomainError):
+    code = "own_code"
+    status = 400
+    message = "You cannot use your own referral code."
+
+
+class AlreadyReferred(DomainError):
+    code = "already_referred"
+    status = 409
+    message = "A referral code has already been applied to your account."
+
+
+class AlreadySubscribed(DomainError):
+    code = "already_subscribed"
+    status = 409
+    message = "Referral codes can only be used before subscribing to a paid plan."
+
+
+def referral_summary(user) -> dict:
+    return {"code": user.referral_code, "referredCount": referral_count(user.id)}
+
+
+def claim_referral(user_id: str, code: str) -> str:
+    """Set the caller's referred_by to the code's owner; returns the owner's id.
+
+    The write is one conditional UPDATE: it never overwrites a referrer and never
+    points a user at themselves, whatever runs at the same time.
+    """
+    owner = User.get_or_none(User.referral_code == code)
+    if owner is None:
+        raise UnknownCode()
+    if owner.id == user_id:
+        raise OwnCode()
+    caller = User.get_by_id(user_id)
+    if caller.referred_by_id is not None:
+        raise AlreadyReferred()
+    subscribed = (
+        Subscription.select()
+        .where(
+            (Subscription.reference_id == user_id) & Subscription.status.in_(SUBSCRIBED_STATUSES)
+        )
+        .exists()
+    )
+    if subscribed:
+        raise AlreadySubscribed()
+    changed = (
+        User.update(referred_by=owner.id)
+        .where((User.id == user_id) & User.referred_by.is_null() & (User.id != owner.id))
+        .execute()
+    )
+    if changed != 1:
+        raise AlreadyReferred()
+    return owner.id
+
+
+def pay_referral_reward(user_id: str) -> bool:
+    """Reward both sides once: the conditional UPDATE of referral_rewarded_at and both
+    grants commit together, so re-sent or concurrent completions pay one time."""
+    with write_transaction():
+        marked = (
+            User.update(referral_rewarded_at=now_iso())
+            .where(
+                (User.id == user_id)
+                & User.referred_by.is_null(False)
+                & User.referral_rewarded_at.is_null()
+            )
+            .execute()
+        )
+        if marked != 1:
+            return False
+        referrer = User.select(User.referred_by).where(User.id == user_id).scalar()
+        grant_bonus_credits(user_id, REFERRAL_REWARD_CREDITS)
+        grant_bonus_credits(referrer, REFERRAL_REWARD_CREDITS)
+    return True

@@ -1,0 +1,26 @@
+"""Periodic credit work: the monthly reset."""
+
+from __future__ import annotations
+
+import logging
+
+import dramatiq
+
+from models.credits import run_monthly_reset
+
+log = logging.getLogger(__name__)
+
+
+@dramatiq.actor(actor_name="batch-monthly-reset", queue_name="batch", max_retries=5)
+def batch_monthly_reset(period: str | None = None, force: bool = False):
+    """Reset balances to plan limits and drop expired access, once per month (`period`,
+    default the current UTC month). Retries 5 times; a redelivery finds the month done."""
+    result = run_monthly_reset(period, force=force)
+    if result is None:
+        log.info("monthly reset for %s already ran", period or "this month")
+    else:
+        log.info(
+            "monthly reset: %d users, %d expired access rows deleted",
+            result.users,
+            result.access_rows_deleted,
+        )

@@ -1,0 +1,129 @@
+"""Referrals: every claim rejection, one referrer per user, a reward paid once."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import pytest
+
+from models.clock import now_iso
+from models.plans import referral_count
+from models.referrals import (
+    AlreadyReferred,
+    AlreadySubscribed,
+    OwnCode,
+    UnknownCode,
+    claim_referral,
+    pay_referral_reward,
+)
+from models.tables import User
+from tests.factories import make_subscription, make_user
+
+
+def test_a_claim_sets_the_referrer():
+    referrer, user = make_user(), make_user()
+    assert claim_referral(user.id, referrer.referral_code) == referrer.id
+    assert User.get_by_id(user.id).referred_by_id == referrer.id
+
+
+def test_an_unknown_code():
+    with pytest.raises(UnknownCode) as error:
+        claim_referral(make_user().id, "NOSUCH00")
+    assert (error.value.status, error.value.code) == (404, "unknown_code")
+
+
+def test_ones_own_code():
+    user = make_user()
+    with pytest.raises(OwnCode) as error:
+        claim_referral(user.id, user.referral_code)
+    assert (error.value.status, error.value.code) == (400, "own_code")
+    assert User.get_by_id(user.id).referred_by_id is None
+
+
+def test_a_second_claim_never_overwrites():
+    first, second, user = make_user(), make_user(), make_user()
+    claim_referral(user.id, first.referral_code)
+    with pytest.raises(AlreadyReferred) as error:
+        claim_referral(user.id, second.referral_code)
+    assert (error.value.status, error.value.code) == (409, "already_referred")
+    assert User.get_by_id(user.id).referred_by_id == first.id
+
+
+@pytest.mark.parametrize("status", ["active", "trialing", "past_due"])
+def test_a_subscriber_cannot_claim(status):
+    referrer, user = make_user(), make_user()
+    make_subscription(user, plan="plus", status=status)
+    with pytest.raises(AlreadySubscribed) as error:
+        claim_referral(user.id, referrer.referral_code)
+    assert (error.value.status, error.value.code) == (409, "already_subscribed")
+
+
+def test_a_lapsed_subscription_does_not_block_a_claim():
+    referrer, user = make_user(), make_user()
+    make_subscription(user, plan="plus", status="canceled")
+    assert claim_referral(user.id, referrer.referral_code) == referrer.id
+
+
+def test_concurrent_claims_set_one_referrer():
+    user = make_user()
+    referrers = [make_user() for _ in range(10)]
+    barrier = threading.Barrier(10)
+    won = []
+
+    def claim(referrer):
+        barrier.wait()
+        with contextlib.suppress(AlreadyReferred):
+            won.append(claim_referral(user.id, referrer.referral_code))
+
+    threads = [threading.Thread(target=claim, args=(r,)) for r in referrers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(won) == 1
+    assert User.get_by_id(user.id).referred_by_id == won[0]
+
+
+def test_the_reward_pays_both_sides_once():
+    referrer, user = make_user(), make_user()
+    claim_referral(user.id, referrer.referral_code)
+    assert pay_referral_reward(user.id) is True
+    assert pay_referral_reward(user.id) is False
+    assert User.get_by_id(user.id).bonus_credit == 100
+    assert User.get_by_id(referrer.id).bonus_credit == 100
+    assert User.get_by_id(user.id).referral_rewarded_at is not None
+
+
+def test_no_referrer_no_reward():
+    user = make_user()
+    assert pay_referral_reward(user.id) is False
+    assert User.get_by_id(user.id).bonus_credit == 0
+
+
+def test_twenty_concurrent_rewards_pay_once():
+    referrer, user = make_user(), make_user()
+    claim_referral(user.id, referrer.referral_code)
+    barrier = threading.Barrier(20)
+    paid = []
+
+    def reward():
+        barrier.wait()
+        paid.append(pay_referral_reward(user.id))
+
+    threads = [threading.Thread(target=reward) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert paid.count(True) == 1
+    assert User.get_by_id(user.id).bonus_credit == 100
+    assert User.get_by_id(referrer.id).bonus_credit == 100
+
+
+def test_the_count_is_of_rewarded_referrals():
+    referrer = make_user()
+    make_user(referred_by=referrer.id, referral_rewarded_at=now_iso())
+    make_user(referred_by=referrer.id, referral_rewarded_at=now_iso())
+    make_user(referred_by=referrer.id)
+    assert referral_count(referrer.id) == 2

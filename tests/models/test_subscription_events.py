@@ -1,0 +1,170 @@
+"""Subscription events: the row copied from the provider, credits set once per plan and
+period, the reward on completion, free again on deletion."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from models.billing import apply_subscription_event
+from models.payments import get_provider
+from models.referrals import claim_referral
+from models.tables import Subscription, User
+from tests.factories import make_user
+
+
+def subscribe(user, price="price_local_plus"):
+    """A paid subscription at the local provider; returns its id."""
+    provider = get_provider()
+    customer = provider.create_customer(
+        email=user.email, name=user.name, user_id=user.id, idempotency_key=f"c-{user.id}"
+    )
+    session = provider.create_subscription_checkout(
+        customer_id=customer,
+        price_id=price,
+        reference_id=user.id,
+        success_url="s",
+        cancel_url="c",
+        idempotency_key=f"s-{user.id}-{price}",
+    )
+    events = provider.complete(session.id)
+    return events[-1].payload["data"]["object"]["subscription"]
+
+
+def spend(user, credits):
+    User.update(credit_balance=User.credit_balance - credits).where(User.id == user.id).execute()
+
+
+def balance(user):
+    return User.get_by_id(user.id).credit_balance
+
+
+@pytest.fixture
+def user():
+    return make_user()
+
+
+def test_completion_copies_the_subscription_and_sets_the_plan_limit(user):
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    row = Subscription.get(Subscription.payment_subscription_id == sub)
+    assert (row.plan, row.status, row.reference_id) == ("plus", "active", user.id)
+    assert balance(user) == 500
+
+
+def test_the_same_event_twice_changes_nothing(user):
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    spend(user, 120)
+    apply_subscription_event("complete", sub, user.id)
+    apply_subscription_event("update", sub, None)  # the created event, later
+    assert balance(user) == 380
+    assert Subscription.select().count() == 1
+
+
+def test_cancel_and_restore_do_not_refill(user):
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    spend(user, 400)
+    provider = get_provider()
+    provider.update_subscription(sub, cancel_at_period_end=True)
+    apply_subscription_event("update", sub)
+    assert Subscription.get().cancel_at_period_end is True
+    provider.update_subscription(sub, cancel_at_period_end=False)
+    apply_subscription_event("update", sub)
+    assert balance(user) == 100
+
+
+def test_a_plan_change_refills(user):
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    spend(user, 400)
+    get_provider().update_subscription(sub, price_id="price_local_pro")
+    apply_subscription_event("update", sub)
+    assert Subscription.get().plan == "pro"
+    assert balance(user) == 2000
+
+
+def test_a_new_billing_period_refills(user):
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    spend(user, 450)
+    get_provider().update_subscription(sub, renew=True)
+    apply_subscription_event("update", sub)
+    assert balance(user) == 500
+
+
+def test_deletion_returns_to_free(user):
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    get_provider().cancel_subscription(sub)
+    apply_subscription_event("deleted", sub)
+    assert Subscription.get().status == "canceled"
+    assert balance(user) == 50
+    spend(user, 10)
+    apply_subscription_event("deleted", sub)  # redelivered
+    assert balance(user) == 40
+
+
+def test_deletion_keeps_credits_while_another_subscription_is_live(user):
+    first = subscribe(user, "price_local_plus")
+    second = subscribe(user, "price_local_pro")
+    apply_subscription_event("complete", first, user.id)
+    apply_subscription_event("complete", second, user.id)
+    spend(user, 100)
+    get_provider().cancel_subscription(first)
+    apply_subscription_event("deleted", first)
+    assert balance(user) == 1900
+
+
+def test_completion_pays_the_referral_reward_once(user):
+    referrer = make_user()
+    claim_referral(user.id, referrer.referral_code)
+    sub = subscribe(user)
+    apply_subscription_event("complete", sub, user.id)
+    apply_subscription_event("complete", sub, user.id)
+    assert User.get_by_id(user.id).bonus_credit == 100
+    assert User.get_by_id(referrer.id).bonus_credit == 100
+
+
+def test_twenty_concurrent_completions_pay_each_side_once(user):
+    referrer = make_user()
+    claim_referral(user.id, referrer.referral_code)
+    sub = subscribe(user)
+    barrier = threading.Barrier(20)
+    errors = []
+
+    def complete():
+        barrier.wait()
+        try:
+            apply_subscription_event("complete", sub, user.id)
+        except Exception as error:  # surfaced below
+            errors.append(error)
+
+    threads = [threading.Thread(target=complete) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert User.get_by_id(user.id).bonus_credit == 100
+    assert User.get_by_id(referrer.id).bonus_credit == 100
+    assert balance(user) == 500
+    assert Subscription.select().count() == 1
+
+
+def test_a_subscription_of_an_unknown_price_is_not_kept(user, caplog):
+    provider = get_provider()
+    custom = provider.create_price(
+        unit_amount=100,
+        currency="jpy",
+        product_name="x",
+        product_id=None,
+        metadata={},
+        idempotency_key="odd",
+    )
+    sub = subscribe(user, custom.id)
+    assert apply_subscription_event("complete", sub, user.id) is None
+    assert Subscription.select().count() == 0
+    assert "of no plan" in caplog.text

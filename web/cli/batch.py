@@ -1,0 +1,30 @@
+"""`subsearch batch`: enqueue the periodic jobs by hand."""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from web.cli import main
+
+
+@main.group()
+def batch():
+    """Periodic jobs."""
+
+
+@batch.command("monthly-reset")
+@click.option("--period", help="The month it is for, YYYY-MM (default: the current UTC month).")
+@click.option("--force", is_flag=True, help="Run even when that month's reset already ran.")
+def monthly_reset(period, force):
+    """Enqueue batch-monthly-reset: balances to plan limits, expired access removed."""
+    if period and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", period):
+        raise click.BadParameter("use YYYY-MM", param_hint="--period")
+    from tasks.credits import batch_monthly_reset
+
+    batch_monthly_reset.send(period, force)
+    click.echo(
+        f"enqueued batch-monthly-reset for {period or 'the current month'}"
+        + (" (forced)" if force else "")
+    )
