@@ -1,0 +1,111 @@
+"""What the service needs from a search engine, whichever engine it is.
+
+The index `subtitles` holds one document per subtitle segment (`kind` "subtitle",
+searchable field `text`) and one per video (`kind` "video", searchable fields `title`
+and `description`). Every document carries the video's display fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+INDEX_NAME = "subtitles"
+TARGETS = ("description", "subtitle", "title")
+SORTS = ("relevance", "newest", "oldest", "views")
+DEFAULT_SEMANTIC_RATIO = 0.5
+
+
+class SearchError(Exception):
+    """The engine failed (unreachable, or a task it ran failed)."""
+
+
+class SearchUnavailable(SearchError):
+    """The engine did not answer."""
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    video_id: str
+    channel_id: str
+    kind: str  # "subtitle" or "video"
+    video_title: str
+    channel_title: str
+    published_at: str  # ISO 8601 UTC
+    thumbnail_url: str | None = None
+    view_count: int | None = None
+    subscriber_count: int | None = None
+    text: str | None = None  # subtitle documents
+    start: float | None = None
+    end: float | None = None
+    title: str | None = None  # video documents
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    q: str
+    channels: tuple[str, ...] = ()
+    targets: tuple[str, ...] = TARGETS  # sorted subset of TARGETS
+    sort: str = "relevance"
+    page: int = 1
+    per_page: int = 20
+    semantic: bool = False
+    sr: float = DEFAULT_SEMANTIC_RATIO
+
+
+@dataclass(frozen=True)
+class Hit:
+    video_id: str
+    video_title: str
+    channel_id: str
+    channel_title: str
+    published_at: str
+    thumbnail_url: str | None
+    matched_in: str  # "subtitle", "title" or "description"
+    start: float | None
+    end: float | None
+    text: str  # the matched field's text (plain)
+    highlight: str  # HTML-escaped text with <mark> around matches
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    total_hits: int
+    hits: list[Hit] = field(default_factory=list)
+    semantic_applied: bool = False
+
+
+class SearchEngine(Protocol):
+    name: str
+
+    def apply_settings(self) -> None:
+        """Create the index if needed and apply its settings (idempotent)."""
+
+    def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
+        """Make `documents` the video's only documents."""
+
+    def update_channel_documents(self, channel_id: str, values: dict) -> int:
+        """Set fields (e.g. `subscriber_count`) on every document of a channel; returns
+        how many documents were updated."""
+
+    def delete_video_documents(self, video_id: str) -> None: ...
+
+    def search(self, query: SearchQuery) -> SearchResults: ...
+
+    def video_segments(self, video_id: str) -> list[Segment]:
+        """The video's subtitle segments in time order."""
+
+    def health(self) -> dict:
+        """`{"status": "available"}` when the engine answers."""
+
+    def keys(self) -> list[dict]:
+        """The engine's API keys, each `{"name", "key"}` (needs the master key)."""
