@@ -9,20 +9,14 @@ import logging
 
 import redis
 
-from models.settings import get_settings
+from models.redis_client import get_redis
 
 log = logging.getLogger(__name__)
 KEY = "subsearch:counters:{name}"
 
 
-_clients: dict[str, redis.Redis] = {}
-
-
 def _client() -> redis.Redis:
-    url = get_settings().redis_url
-    if url not in _clients:
-        _clients[url] = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
-    return _clients[url]
+    return get_redis()
 
 
 def count(name: str, outcome: str) -> None:

@@ -77,6 +77,7 @@ class Settings:
     search_host: str | None = None
     search_api_key: str | None = None
     search_master_key: str | None = None
+    search_path: str = "var/search.db"
     payment_backend: str = "local"
     payment_api_key: str | None = None
     payment_api_base: str | None = None
@@ -140,6 +141,7 @@ def load_settings(environ=None, *, read_dotenv=True) -> Settings:
         search_host=search_host,
         search_api_key=_text(env, "SEARCH_API_KEY"),
         search_master_key=_text(env, "SEARCH_MASTER_KEY"),
+        search_path=_text(env, "SEARCH_EMBEDDED_PATH", "var/search.db"),
         payment_backend=_choice(
             env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
         ),

@@ -16,6 +16,7 @@ class Job:
 
 SCHEDULE = [
     Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset"),
+    Job("refresh-due-channels", "5 * * * *", "refresh_due_channels"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
     # Only the local payment provider has checkouts of its own to expire.
     Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),

@@ -41,10 +41,21 @@ os.environ.update(
         "REDIS_URL": TEST_REDIS_URL,
         "QUEUE_BROKER": "stub",
         "UPLOAD_DIR": str(_workdir / "uploads"),
+        "SEARCH_EMBEDDED_PATH": str(_workdir / "search.db"),
         "PAYMENT_WEBHOOK_SECRET": "whsec_test_one,whsec_test_two",
     }
 )
-for _name in ("OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "SEARCH_HOST", "DEV_LOGIN"):
+for _name in (
+    "OIDC_ISSUER",
+    "OIDC_CLIENT_ID",
+    "OIDC_CLIENT_SECRET",
+    "SEARCH_HOST",
+    "DEV_LOGIN",
+    "SEARCH_BACKEND",
+    "VIDEO_API_BACKEND",
+    "VIDEO_FIXTURE_DIR",
+    "PAYMENT_BACKEND",
+):
     os.environ.pop(_name, None)
 
 from models.settings import load_settings, use_settings  # noqa: E402
@@ -150,6 +161,25 @@ def clean_tables(database):
             for table in CLEAR_ORDER:
                 database.execute_sql(f"DELETE FROM {table}")
     database.close()
+    _clear_search_index()
+
+
+def _clear_search_index():
+    import sqlite3
+
+    path = os.environ["SEARCH_EMBEDDED_PATH"]
+    if Path(path).exists():
+        conn = sqlite3.connect(path, timeout=30)
+        with conn:
+            conn.execute("DELETE FROM documents")
+            conn.execute("DELETE FROM documents_fts")
+        conn.close()
+    from models.redis_client import get_redis
+
+    # Refresh locks and counters live in Redis; no test may inherit another's.
+    client = get_redis()
+    for key in client.scan_iter(match="subsearch:*"):
+        client.delete(key)
 
 
 @pytest.fixture
@@ -250,3 +280,17 @@ def take_messages(broker, queue_name):
         taken.append(json.loads(queue.get()))
         queue.task_done()
     return taken
+
+
+@pytest.fixture
+def platform_files(tmp_path):
+    """A fixture video platform of the test's own, in a temporary folder."""
+    from dataclasses import replace
+
+    from models.settings import get_settings
+    from tests.fakes.platform_files import PlatformFiles
+
+    previous = get_settings()
+    use_settings(replace(previous, video_fixture_dir=str(tmp_path / "platform")))
+    yield PlatformFiles(tmp_path / "platform")
+    use_settings(previous)

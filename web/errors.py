@@ -11,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 
 from models.errors import DomainError
 from models.payments import PaymentError, PaymentUnavailable
+from models.search import SearchError
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,14 @@ def handle_payment_error(error: PaymentError):
     return _page(status, message)
 
 
+def handle_search_error(error: SearchError):
+    log.warning("search engine: %s", error)
+    message = "Search is not available right now; try again shortly."
+    if wants_json():
+        return error_response(503, "unavailable", message)
+    return _page(503, message)
+
+
 def handle_csrf_error(error: CSRFError):
     if wants_json():
         return error_response(400, "invalid_request", "The form has expired; reload and try again.")
@@ -106,6 +115,7 @@ def handle_unexpected(error: Exception):
 def init_app(app):
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(PaymentError, handle_payment_error)
+    app.register_error_handler(SearchError, handle_search_error)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Exception, handle_unexpected)

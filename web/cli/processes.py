@@ -102,6 +102,9 @@ def dev(port):
     open_db()
     migrations.upgrade()
     me = [sys.executable, "-m", "web.cli"]
+    if settings.video_api_backend == "fixture":
+        # Sample data to search from the first minute; imports are idempotent.
+        subprocess.run([*me, "sample", "load"], check=False)
     children = [
         subprocess.Popen([*me, "serve", "--port", str(port)]),
         subprocess.Popen([*me, "worker"]),

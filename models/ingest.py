@@ -1,0 +1,249 @@
+"""Ingestion from the video platform: importing channels and videos, fetching and
+indexing subtitles with the spec's status transitions, and the 24-hour refresh."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from peewee import fn
+
+from models.clock import now_iso
+from models.countries import usable_country
+from models.db import write_transaction
+from models.platform import (
+    ChannelInfo,
+    NotFoundOnPlatform,
+    QuotaExceeded,
+    SubtitlesFailed,
+    get_platform,
+)
+from models.redis_client import get_redis
+from models.search import get_engine, video_documents
+from models.search.segments import build_segments
+from models.tables import Channel, Video
+
+log = logging.getLogger(__name__)
+
+REFRESH_INTERVAL_SECONDS = 24 * 3600
+REFRESH_LOCK = "subsearch:channel-refresh:{channel_id}"
+# Fetching may start from these; `deleted` is final.
+FETCHABLE = ("pending", "completed", "failed", "unavailable")
+
+
+@dataclass(frozen=True)
+class ChannelImport:
+    channel_id: str
+    new_video_ids: list[str]
+
+
+def _channel_fields(info: ChannelInfo) -> dict:
+    """The fields a refresh (and a repeated import) upserts; never id or created_at."""
+    return {
+        "title": info.title,
+        "handle": info.handle,
+        "thumbnail_url": info.thumbnail_url,
+        "video_count": info.video_count,
+        "country": usable_country(info.country),
+        "subscriber_count": info.subscriber_count,
+    }
+
+
+def _import_videos(channel_id: str, video_ids: list[str]) -> list[str]:
+    """Insert the videos we do not have yet as `pending`; returns their ids."""
+    known = (
+        {v.id for v in Video.select(Video.id).where(Video.id.in_(video_ids))}
+        if video_ids
+        else set()
+    )
+    wanted = [v for v in video_ids if v not in known]
+    if not wanted:
+        return []
+    infos = get_platform().get_videos(wanted)
+    rows = [
+        {
+            "id": info.id,
+            "channel": channel_id,
+            "title": info.title,
+            "thumbnail_url": info.thumbnail_url,
+            "duration_seconds": info.duration_seconds,
+            "view_count": info.view_count,
+            "like_count": info.like_count,
+            "published_at": info.published_at,
+            "category_id": info.category_id,
+            "subtitle_status": "pending",
+        }
+        for info in infos.values()
+        if not info.deleted
+    ]
+    with write_transaction():
+        for row in rows:
+            Video.insert(row).on_conflict_ignore().execute()
+    return [row["id"] for row in rows]
+
+
+def import_channel(id_or_handle: str) -> ChannelImport:
+    """Import a channel and its videos (new videos `pending`)."""
+    info = get_platform().get_channel(id_or_handle)
+    fields = _channel_fields(info)
+    with write_transaction():
+        (
+            Channel.insert(id=info.id, subtitle_status="pending", **fields)
+            .on_conflict(
+                conflict_target=[Channel.id],
+                update={
+                    **{getattr(Channel, k): v for k, v in fields.items()},
+                    Channel.updated_at: now_iso(),
+                },
+            )
+            .execute()
+        )
+    new_ids = _import_videos(info.id, info.video_ids)
+    if new_ids:
+        Channel.update(subtitle_status="processing").where(
+            (Channel.id == info.id) & Channel.subtitle_status.in_(("pending", "completed"))
+        ).execute()
+    else:
+        _complete_channel_if_done(info.id)
+    return ChannelImport(info.id, new_ids)
+
+
+def _complete_channel_if_done(channel_id: str) -> None:
+    pending = Video.select().where(
+        (Video.channel == channel_id) & (Video.subtitle_status == "pending")
+    )
+    Channel.update(subtitle_status="completed").where(
+        (Channel.id == channel_id)
+        & Channel.subtitle_status.in_(("pending", "processing"))
+        & ~fn.EXISTS(pending)
+    ).execute()
+
+
+def mark_deleted(video: Video) -> None:
+    get_engine().delete_video_documents(video.id)
+    Video.update(subtitle_status="deleted", updated_at=now_iso()).where(
+        Video.id == video.id
+    ).execute()
+
+
+def fetch_subtitles(video_id: str) -> str | None:
+    """Fetch a video's subtitles and index them; returns the new status.
+
+    `completed` (with `subtitle_type`), `unavailable` (no subtitles), `failed` (the
+    fetch failed) or `deleted` (gone from the platform, documents removed). The title
+    and description are indexed in every case but deletion. A quota error is raised
+    for the queue to retry later.
+    """
+    video = Video.get_or_none(Video.id == video_id)
+    if video is None or video.subtitle_status not in FETCHABLE:
+        return None
+    channel = Channel.get_by_id(video.channel_id)
+    platform = get_platform()
+    info = platform.get_videos([video_id]).get(video_id)
+    if info is None or info.deleted:
+        mark_deleted(video)
+        return "deleted"
+    subtitle_type = None
+    try:
+        subtitles = platform.get_subtitles(video_id)
+    except NotFoundOnPlatform:
+        mark_deleted(video)
+        return "deleted"
+    except SubtitlesFailed as error:
+        log.warning("subtitles of %s: %s", video_id, error)
+        status, segments = "failed", []
+    else:
+        if subtitles is None or not subtitles.cues:
+            status, segments = "unavailable", []
+        else:
+            segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
+            status, subtitle_type = "completed", subtitles.type
+    get_engine().replace_video_documents(
+        video_id, video_documents(video, channel, info.description, segments)
+    )
+    Video.update(subtitle_status=status, subtitle_type=subtitle_type, updated_at=now_iso()).where(
+        (Video.id == video_id) & (Video.subtitle_status != "deleted")
+    ).execute()
+    _complete_channel_if_done(video.channel_id)
+    return status
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    refreshed: bool
+    new_video_ids: list[str]
+    reason: str = ""
+
+
+def refresh_channel(channel_id: str) -> RefreshResult:
+    """The 24-hour differential refresh (spec, channels refresh rules).
+
+    A Redis lock of 24 hours keeps a channel from being refreshed twice in a day; on
+    a quota failure it is released and `updated_at` kept, so the next round retries.
+    """
+    channel = Channel.get_or_none(Channel.id == channel_id)
+    if channel is None:
+        return RefreshResult(False, [], "unknown channel")
+    lock = REFRESH_LOCK.format(channel_id=channel_id)
+    redis = get_redis()
+    if not redis.set(lock, now_iso(), nx=True, ex=REFRESH_INTERVAL_SECONDS):
+        return RefreshResult(False, [], "refreshed within 24 hours")
+    try:
+        info = get_platform().get_channel(channel_id)
+        gone = _deleted_videos(channel_id, set(info.video_ids))
+        new_ids = _import_videos(channel_id, info.video_ids)
+    except QuotaExceeded:
+        redis.delete(lock)
+        log.warning("refresh of %s hit the platform quota; will retry", channel_id)
+        return RefreshResult(False, [], "quota exceeded")
+    except Exception:
+        redis.delete(lock)
+        raise
+    fields = _channel_fields(info)
+    with write_transaction():
+        Channel.update(**fields, updated_at=now_iso()).where(Channel.id == channel_id).execute()
+    for video in gone:
+        mark_deleted(video)
+    if fields["subscriber_count"] != channel.subscriber_count:
+        get_engine().update_channel_documents(
+            channel_id, {"subscriber_count": fields["subscriber_count"]}
+        )
+    return RefreshResult(True, new_ids)
+
+
+def _deleted_videos(channel_id: str, listed: set[str]) -> list[Video]:
+    """Known videos missing from the channel's list that the platform reports deleted."""
+    missing = [
+        v
+        for v in Video.select().where(
+            (Video.channel == channel_id) & (Video.subtitle_status != "deleted")
+        )
+        if v.id not in listed
+    ]
+    if not missing:
+        return []
+    infos = get_platform().get_videos([v.id for v in missing])
+    return [v for v in missing if infos.get(v.id) is None or infos[v.id].deleted]
+
+
+def due_channels(now_text: str | None = None) -> list[str]:
+    """Channels whose last successful refresh is 24 hours old or more."""
+    from datetime import timedelta
+
+    from models.clock import iso, parse_iso
+
+    cutoff = iso(parse_iso(now_text or now_iso()) - timedelta(seconds=REFRESH_INTERVAL_SECONDS))
+    return [
+        c.id
+        for c in Channel.select(Channel.id).where(
+            (Channel.updated_at <= cutoff)
+            & Channel.subtitle_status.not_in(("deleted", "opted_out"))
+        )
+    ]
+
+
+def videos_to_reindex(channel_id: str | None = None) -> list[str]:
+    query = Video.select(Video.id).where(Video.subtitle_status != "deleted")
+    if channel_id:
+        query = query.where(Video.channel == channel_id)
+    return [v.id for v in query.order_by(Video.id)]

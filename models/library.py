@@ -1,0 +1,89 @@
+"""A user's search history and favorite channels."""
+
+from __future__ import annotations
+
+from models.clock import now_iso
+from models.errors import NotFound
+from models.search import SearchQuery
+from models.tables import Channel, FavoriteChannel, SearchHistory
+
+HISTORY_LIMIT = 100
+
+
+def record_search(user_id: str, query: SearchQuery) -> None:
+    """One row per search condition: a repeat updates searched_at and updated_at and
+    keeps created_at (one upsert on uq_search_histories_condition)."""
+    now = now_iso()
+    (
+        SearchHistory.insert(
+            user=user_id,
+            query=query.q,
+            channels=",".join(query.channels),
+            target=",".join(query.targets),
+            sort=query.sort,
+            semantic=int(query.semantic),
+            sr=query.sr,
+            searched_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict(
+            conflict_target=[
+                SearchHistory.user,
+                SearchHistory.query,
+                SearchHistory.channels,
+                SearchHistory.target,
+                SearchHistory.sort,
+                SearchHistory.semantic,
+                SearchHistory.sr,
+            ],
+            update={SearchHistory.searched_at: now, SearchHistory.updated_at: now},
+        )
+        .execute()
+    )
+
+
+def history(user_id: str) -> list[SearchHistory]:
+    return list(
+        SearchHistory.select()
+        .where(SearchHistory.user == user_id)
+        .order_by(SearchHistory.searched_at.desc(), SearchHistory.id.desc())
+        .limit(HISTORY_LIMIT)
+    )
+
+
+def delete_history_entry(user_id: str, entry_id: int) -> None:
+    deleted = (
+        SearchHistory.delete()
+        .where((SearchHistory.id == entry_id) & (SearchHistory.user == user_id))
+        .execute()
+    )
+    if not deleted:
+        raise NotFound("No such search history entry.")
+
+
+def clear_history(user_id: str) -> int:
+    return SearchHistory.delete().where(SearchHistory.user == user_id).execute()
+
+
+def add_favorite(user_id: str, channel_id: str) -> None:
+    """Idempotent: favoriting twice keeps the first row and its time."""
+    if not Channel.select().where(Channel.id == channel_id).exists():
+        raise NotFound("No channel has this id.")
+    FavoriteChannel.insert(user=user_id, channel=channel_id).on_conflict_ignore().execute()
+
+
+def remove_favorite(user_id: str, channel_id: str) -> None:
+    FavoriteChannel.delete().where(
+        (FavoriteChannel.user == user_id) & (FavoriteChannel.channel == channel_id)
+    ).execute()
+
+
+def favorites(user_id: str) -> list[tuple[FavoriteChannel, Channel]]:
+    rows = (
+        FavoriteChannel.select(FavoriteChannel, Channel)
+        .join(Channel)
+        .where(FavoriteChannel.user == user_id)
+        .order_by(FavoriteChannel.created_at.desc())
+    )
+    return [(row, row.channel) for row in rows]

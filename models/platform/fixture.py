@@ -1,0 +1,108 @@
+"""The `fixture` engine: a video platform read from JSON files (the bundled sample data by
+default), offline. Files are read on every call, so a refresh sees edits; while a file
+named QUOTA_EXCEEDED exists in the folder, every call fails as a quota error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from models.platform.base import (
+    ChannelInfo,
+    Cue,
+    NotFoundOnPlatform,
+    QuotaExceeded,
+    Subtitles,
+    SubtitlesFailed,
+    VideoInfo,
+)
+
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+
+
+class FixturePlatform:
+    name = "fixture"
+
+    def __init__(self, folder: str | Path | None = None):
+        self.folder = Path(folder) if folder else SAMPLE_DIR
+
+    def _read(self, kind: str, name: str) -> dict | None:
+        if (self.folder / "QUOTA_EXCEEDED").exists():
+            raise QuotaExceeded("fixture quota exceeded")
+        path = self.folder / kind / f"{name}.json"
+        if not path.is_file() or "/" in name or name.startswith("."):
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def channel_ids(self) -> list[str]:
+        return sorted(p.stem for p in (self.folder / "channels").glob("*.json"))
+
+    def get_channel(self, id_or_handle: str) -> ChannelInfo:
+        data = self._read("channels", id_or_handle)
+        if data is None:
+            handle = id_or_handle if id_or_handle.startswith("@") else f"@{id_or_handle}"
+            for channel_id in self.channel_ids():
+                candidate = self._read("channels", channel_id)
+                if candidate and (candidate.get("handle") or "").lower() == handle.lower():
+                    data = candidate
+                    break
+        if data is None:
+            raise NotFoundOnPlatform(f"no channel {id_or_handle}")
+        return ChannelInfo(
+            id=data["id"],
+            title=data["title"],
+            handle=data.get("handle"),
+            thumbnail_url=data.get("thumbnailUrl"),
+            country=data.get("country"),
+            subscriber_count=data.get("subscriberCount"),
+            video_count=len(data.get("videoIds", [])),
+            video_ids=list(data.get("videoIds", [])),
+        )
+
+    def get_videos(self, video_ids: list[str]) -> dict[str, VideoInfo]:
+        found = {}
+        for video_id in video_ids:
+            data = self._read("videos", video_id)
+            if data is None or data.get("deleted"):
+                found[video_id] = VideoInfo(
+                    id=video_id,
+                    channel_id=(data or {}).get("channelId", ""),
+                    title="",
+                    description="",
+                    thumbnail_url=None,
+                    duration_seconds=0,
+                    view_count=None,
+                    like_count=None,
+                    published_at="1970-01-01T00:00:00.000Z",
+                    category_id=None,
+                    deleted=True,
+                )
+                continue
+            found[video_id] = VideoInfo(
+                id=data["id"],
+                channel_id=data["channelId"],
+                title=data["title"],
+                description=data.get("description") or "",
+                thumbnail_url=data.get("thumbnailUrl"),
+                duration_seconds=int(data["durationSeconds"]),
+                view_count=data.get("viewCount"),
+                like_count=data.get("likeCount"),
+                published_at=data["publishedAt"],
+                category_id=data.get("categoryId"),
+            )
+        return found
+
+    def get_subtitles(self, video_id: str) -> Subtitles | None:
+        data = self._read("videos", video_id)
+        if data is None or data.get("deleted"):
+            raise NotFoundOnPlatform(f"no video {video_id}")
+        subtitles = data.get("subtitles")
+        if subtitles is None:
+            return None
+        if subtitles == "error":
+            raise SubtitlesFailed(f"fetching the subtitles of {video_id} failed")
+        return Subtitles(
+            type=subtitles["type"],
+            language=subtitles.get("language", ""),
+            cues=[Cue(float(c["start"]), float(c["end"]), c["text"]) for c in subtitles["cues"]],
+        )

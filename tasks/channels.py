@@ -1,0 +1,55 @@
+"""Channel import and refresh, and subtitle fetching, from the video platform."""
+
+from __future__ import annotations
+
+import logging
+
+import dramatiq
+
+from models import ingest
+from models.platform import NotFoundOnPlatform
+
+log = logging.getLogger(__name__)
+
+# The platform's quota resets daily: back off up to an hour, for about a day.
+QUOTA_RETRIES = 30
+QUOTA_MAX_BACKOFF_MS = 60 * 60_000
+
+
+@dramatiq.actor(queue_name="channels", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
+def import_channel(id_or_handle: str):
+    """Import a channel and its videos, then fetch each new video's subtitles. A rerun
+    upserts the same channel and finds no new videos."""
+    try:
+        result = ingest.import_channel(id_or_handle)
+    except NotFoundOnPlatform:
+        log.warning("no channel %s on the platform", id_or_handle)
+        return
+    for video_id in result.new_video_ids:
+        fetch_video_subtitles.send(video_id)
+    log.info("imported %s with %d new videos", result.channel_id, len(result.new_video_ids))
+
+
+@dramatiq.actor(queue_name="subtitles", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
+def fetch_video_subtitles(video_id: str):
+    """Fetch, segment and index one video's subtitles. A rerun replaces the video's
+    documents with the same ones."""
+    status = ingest.fetch_subtitles(video_id)
+    log.info("subtitles of %s: %s", video_id, status)
+
+
+@dramatiq.actor(queue_name="channels", max_retries=3)
+def refresh_channel(channel_id: str):
+    """The 24-hour refresh of one channel; the lock makes a second run within a day a
+    no-op, and a quota failure releases it for the next round."""
+    result = ingest.refresh_channel(channel_id)
+    for video_id in result.new_video_ids:
+        fetch_video_subtitles.send(video_id)
+    log.info("refresh of %s: %s", channel_id, "done" if result.refreshed else result.reason)
+
+
+@dramatiq.actor(queue_name="channels", max_retries=3)
+def refresh_due_channels():
+    """Enqueue the refresh of every channel due (last refreshed 24 hours ago or more)."""
+    for channel_id in ingest.due_channels():
+        refresh_channel.send(channel_id)

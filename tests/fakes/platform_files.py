@@ -1,0 +1,74 @@
+"""Write a fixture video platform (CONTRACT section 8 format) into a folder, for tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+class PlatformFiles:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        (folder / "channels").mkdir(parents=True, exist_ok=True)
+        (folder / "videos").mkdir(parents=True, exist_ok=True)
+
+    def channel(self, channel_id, video_ids, **fields):
+        data = {
+            "id": channel_id,
+            "title": fields.pop("title", "テストチャンネル"),
+            "handle": fields.pop("handle", "@test_channel"),
+            "thumbnailUrl": "https://yt3.example/c.jpg",
+            "country": "JP",
+            "subscriberCount": 1000,
+            "videoIds": list(video_ids),
+        }
+        data.update(fields)
+        self._write("channels", channel_id, data)
+        return data
+
+    def video(self, video_id, channel_id, subtitles, **fields):
+        data = {
+            "id": video_id,
+            "channelId": channel_id,
+            "title": fields.pop("title", f"動画 {video_id}"),
+            "description": fields.pop("description", "説明文です"),
+            "thumbnailUrl": f"https://i.ytimg.com/vi/{video_id}/hqdefault.jpg",
+            "durationSeconds": 300,
+            "viewCount": 100,
+            "likeCount": 10,
+            "publishedAt": "2026-02-01T00:00:00.000Z",
+            "categoryId": "22",
+            "deleted": False,
+            "subtitles": subtitles,
+        }
+        data.update(fields)
+        self._write("videos", video_id, data)
+        return data
+
+    def update(self, kind, name, **fields):
+        path = self.folder / kind / f"{name}.json"
+        data = json.loads(path.read_text())
+        data.update(fields)
+        path.write_text(json.dumps(data, ensure_ascii=False))
+
+    def quota_exceeded(self, on=True):
+        marker = self.folder / "QUOTA_EXCEEDED"
+        if on:
+            marker.write_text("")
+        else:
+            marker.unlink(missing_ok=True)
+
+    def _write(self, kind, name, data):
+        (self.folder / kind / f"{name}.json").write_text(json.dumps(data, ensure_ascii=False))
+
+
+def manual(*texts, language="ja"):
+    return {
+        "type": "manual",
+        "language": language,
+        "cues": [{"start": i * 3.0, "end": i * 3.0 + 3.0, "text": t} for i, t in enumerate(texts)],
+    }
+
+
+def auto(*texts, language="ja"):
+    return {**manual(*texts, language=language), "type": "auto"}

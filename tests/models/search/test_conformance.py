@@ -1,0 +1,197 @@
+"""Search behaviours every engine must show: the embedded engine always, a real
+Meilisearch too when MEILI_TEST_URL (and MEILI_TEST_KEY) are set."""
+
+from __future__ import annotations
+
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from models.platform.base import Cue
+from models.search import SearchQuery, video_documents
+from models.search.segments import build_segments
+
+ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request, tmp_path):
+    if request.param == "embedded":
+        from models.search.embedded import EmbeddedEngine
+
+        engine = EmbeddedEngine(str(tmp_path / "search.db"))
+        engine.apply_settings()
+        yield engine
+        engine.close()
+        return
+    import meilisearch
+
+    from models.search.meili import MeilisearchEngine
+
+    url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
+    engine = MeilisearchEngine(url, key, key)
+    engine.apply_settings()
+    index = meilisearch.Client(url, key).index("subtitles")
+    index.wait_for_task(index.delete_all_documents().task_uid)
+    yield engine
+
+
+def channel(cid="UCaaaaaaaaaaaaaaaaaaaaaa", title="チャンネル", subscribers=100):
+    return SimpleNamespace(id=cid, title=title, subscriber_count=subscribers)
+
+
+def video(vid, published="2026-01-01T00:00:00.000Z", views=10, title="動画"):
+    return SimpleNamespace(
+        id=vid,
+        title=title,
+        published_at=published,
+        thumbnail_url=f"https://i.ytimg.com/vi/{vid}/hqdefault.jpg",
+        view_count=views,
+    )
+
+
+def index(engine, vid, cues, *, ch=None, description="", **video_fields):
+    segments = build_segments([Cue(*c) for c in cues], auto=False)
+    engine.replace_video_documents(
+        vid, video_documents(video(vid, **video_fields), ch or channel(), description, segments)
+    )
+
+
+def search(engine, q, **kw):
+    return engine.search(SearchQuery(q=q, **kw))
+
+
+def test_a_two_character_japanese_word_is_found(engine):
+    index(engine, "osaka000001", [(0, 3, "今日は大阪に来ました。"), (3, 6, "広告の話です。")])
+    index(engine, "tokyo000001", [(0, 3, "東京の話です。")])
+    hits = search(engine, "大阪").hits
+    assert [h.video_id for h in hits] == ["osaka000001"]
+    assert "<mark>大阪</mark>" in hits[0].highlight
+    assert hits[0].matched_in == "subtitle"
+    assert (hits[0].start, hits[0].end) == (0.0, 6.0)
+    assert search(engine, "広告").total_hits == 1
+
+
+def test_a_phrase_across_two_cues_is_found(engine):
+    index(engine, "phrase00001", [(0, 3, "the quick brown"), (3, 6, "fox jumps over")])
+    hits = search(engine, '"brown fox"').hits
+    assert [h.video_id for h in hits] == ["phrase00001"]
+    assert "<mark>brown fox</mark>" in hits[0].highlight
+
+
+def test_a_word_does_not_match_inside_another(engine):
+    index(engine, "network0001", [(0, 3, "the network is down")])
+    index(engine, "workwork001", [(0, 3, "back to work now")])
+    assert [h.video_id for h in search(engine, "work").hits] == ["workwork001"]
+
+
+def test_html_in_subtitles_comes_back_escaped(engine):
+    index(engine, "script00001", [(0, 3, "<script>alert(1)</script> is shown as text")])
+    [hit] = search(engine, "alert").hits
+    assert "<script>" not in hit.highlight
+    assert "&lt;script&gt;" in hit.highlight
+    assert "<mark>alert</mark>" in hit.highlight
+    assert hit.text.startswith("<script>")
+
+
+def test_targets_choose_the_fields(engine):
+    index(
+        engine,
+        "kyoto000001",
+        [(0, 3, "お寺を巡ります。")],
+        title="京都の旅",
+        description="京都と奈良を歩きます",
+    )
+    index(engine, "nara0000001", [(0, 3, "京都駅から出発します。")], title="奈良の旅")
+    assert {h.video_id for h in search(engine, "京都", targets=("subtitle",)).hits} == {
+        "nara0000001"
+    }
+    [title_hit] = search(engine, "京都", targets=("title",)).hits
+    assert (title_hit.video_id, title_hit.matched_in, title_hit.start) == (
+        "kyoto000001",
+        "title",
+        None,
+    )
+    [described] = search(engine, "奈良", targets=("description",)).hits
+    assert described.matched_in == "description"
+
+
+def test_channel_filter(engine):
+    a, b = channel("UCaaaaaaaaaaaaaaaaaaaaaa"), channel("UCbbbbbbbbbbbbbbbbbbbbbb")
+    index(engine, "chanA000001", [(0, 3, "ラーメンの話")], ch=a)
+    index(engine, "chanB000001", [(0, 3, "ラーメンの話")], ch=b)
+    hits = search(engine, "ラーメン", channels=(b.id,)).hits
+    assert [h.video_id for h in hits] == ["chanB000001"]
+    assert search(engine, "ラーメン", channels=(a.id, b.id)).total_hits == 2
+
+
+def test_sorts(engine):
+    index(
+        engine,
+        "old00000001",
+        [(0, 3, "カレーの作り方")],
+        published="2025-01-01T00:00:00.000Z",
+        views=500,
+    )
+    index(
+        engine,
+        "new00000001",
+        [(0, 3, "カレーの作り方")],
+        published="2026-06-01T00:00:00.000Z",
+        views=5,
+    )
+    index(
+        engine,
+        "mid00000001",
+        [(0, 3, "カレーの作り方")],
+        published="2025-09-01T00:00:00.000Z",
+        views=50,
+    )
+
+    def order(sort):
+        return [h.video_id for h in search(engine, "カレー", sort=sort, targets=("subtitle",)).hits]
+
+    assert order("newest") == ["new00000001", "mid00000001", "old00000001"]
+    assert order("oldest") == ["old00000001", "mid00000001", "new00000001"]
+    assert order("views") == ["old00000001", "mid00000001", "new00000001"]
+
+
+def test_exact_totals_and_pages(engine):
+    for n in range(7):
+        index(
+            engine,
+            f"page{n:07d}",
+            [(0, 3, f"餃子 {n}")],
+            published=f"2026-01-0{n + 1}T00:00:00.000Z",
+        )
+    first = search(engine, "餃子", per_page=3, page=1, sort="newest", targets=("subtitle",))
+    last = search(engine, "餃子", per_page=3, page=3, sort="newest", targets=("subtitle",))
+    assert first.total_hits == last.total_hits == 7
+    assert len(first.hits) == 3 and len(last.hits) == 1
+    assert last.hits[0].video_id == "page0000000"
+
+
+def test_segments_read_back_in_order_and_replace_and_delete(engine):
+    cues = [(i * 6.0, i * 6.0 + 6.0, f"文{i}です。") for i in range(5)]
+    index(engine, "segments001", cues)
+    segments = engine.video_segments("segments001")
+    assert [s.start for s in segments] == sorted(s.start for s in segments)
+    assert (
+        "".join(s.text for s in segments).replace(" ", "")
+        == "文0です。文1です。文2です。文3です。文4です。"
+    )
+    index(engine, "segments001", [(0, 3, "新しい字幕")])
+    assert [s.text for s in engine.video_segments("segments001")] == ["新しい字幕"]
+    engine.delete_video_documents("segments001")
+    assert engine.video_segments("segments001") == []
+    assert search(engine, "字幕").total_hits == 0
+
+
+def test_partial_update_of_a_channel(engine):
+    index(engine, "update00001", [(0, 3, "一"), (3, 6, "二")], ch=channel(subscribers=1))
+    assert engine.update_channel_documents("UCaaaaaaaaaaaaaaaaaaaaaa", {"subscriber_count": 9}) >= 2
+
+
+def test_health(engine):
+    assert engine.health()["status"] == "available"

@@ -1,0 +1,621 @@
+"""The meilisearch engine against a local stand-in of the server: the exact requests the client
+sends (paths and JSON bodies), what the engine makes of the answers, and errors mapped to ours."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.search.base import (
+    Document,
+    SearchError,
+    SearchQuery,
+    SearchUnavailable,
+    Segment,
+)
+from models.search.meili import MeilisearchEngine
+from tests.fakes.http import serve
+from tests.fakes.meili_server import FakeMeilisearch
+
+SETTINGS = {
+    "searchableAttributes": ["title", "text", "description"],
+    "filterableAttributes": ["videoId", "channelId", "kind"],
+    "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
+    "localizedAttributes": [
+        {"attributePatterns": ["text", "title", "description"], "locales": ["jpn"]}
+    ],
+    "displayedAttributes": ["*"],
+    # totalHits is exact only up to maxTotalHits (1000 by default); the API promises
+    # exact totals and pages.
+    "pagination": {"maxTotalHits": 100_000},
+}
+SEARCH_DEFAULTS = {
+    "attributesToHighlight": ["text", "title", "description"],
+    "highlightPreTag": "\u0002",
+    "highlightPostTag": "\u0003",
+    "attributesToCrop": ["description"],
+    "cropLength": 40,
+    "showMatchesPosition": True,
+}
+
+
+@pytest.fixture
+def fake():
+    return FakeMeilisearch(api_key="admin-key", master_key="master-key")
+
+
+@pytest.fixture
+def url(fake):
+    with serve(fake) as url:
+        yield url
+
+
+@pytest.fixture
+def engine(url):
+    return MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
+
+
+@pytest.fixture
+def ready(fake):
+    """The index as apply_settings leaves it."""
+    return fake.add_index(settings=SETTINGS)
+
+
+def subtitle(video_id="vid1", n=0, text="hello world", start=0.0, end=1.5, **fields):
+    values = {
+        "channel_id": "chan1",
+        "video_title": "A video",
+        "channel_title": "A channel",
+        "published_at": "2026-01-02T03:04:05.000Z",
+        "thumbnail_url": f"https://i.ytimg.com/vi/{video_id}/hqdefault.jpg",
+        "view_count": 10,
+        "subscriber_count": 100,
+        **fields,
+    }
+    return Document(
+        id=f"{video_id}-s{n:04d}",
+        video_id=video_id,
+        kind="subtitle",
+        text=text,
+        start=start,
+        end=end,
+        **values,
+    )
+
+
+def video(video_id="vid1", title="A video", description="About things", **fields):
+    values = {
+        "channel_id": "chan1",
+        "video_title": title,
+        "channel_title": "A channel",
+        "published_at": "2026-01-02T03:04:05.000Z",
+        "thumbnail_url": None,
+        "view_count": 10,
+        "subscriber_count": 100,
+        **fields,
+    }
+    return Document(
+        id=f"{video_id}-v",
+        video_id=video_id,
+        kind="video",
+        title=title,
+        description=description,
+        **values,
+    )
+
+
+def searches(fake):
+    return [body for method, path, body in fake.calls() if path == "/indexes/subtitles/search"]
+
+
+# -- settings ----------------------------------------------------------------------------
+
+
+def test_apply_settings_creates_the_index_then_sets_every_setting(engine, fake):
+    fake.pending_polls = 2  # each task reads "enqueued" twice before "succeeded"
+
+    engine.apply_settings()
+
+    assert fake.calls() == [
+        ("GET", "/indexes/subtitles", None),
+        ("POST", "/indexes", {"uid": "subtitles", "primaryKey": "id"}),
+        ("PATCH", "/indexes/subtitles/settings", SETTINGS),
+    ]
+    assert fake.polled() == [0, 1]
+    assert fake.indexes["subtitles"]["primaryKey"] == "id"
+    assert {r["headers"]["Authorization"] for r in fake.requests} == {"Bearer admin-key"}
+
+
+def test_apply_settings_on_an_existing_index_only_sets_the_settings(engine, fake):
+    fake.add_index(settings={"filterableAttributes": ["old"]})
+
+    engine.apply_settings()
+    engine.apply_settings()
+
+    assert (
+        fake.calls()
+        == [
+            ("GET", "/indexes/subtitles", None),
+            ("PATCH", "/indexes/subtitles/settings", SETTINGS),
+        ]
+        * 2
+    )
+    assert fake.indexes["subtitles"]["settings"]["filterableAttributes"] == [
+        "videoId",
+        "channelId",
+        "kind",
+    ]
+
+
+def test_a_failed_settings_task_raises_with_the_task_error(engine, fake):
+    fake.add_index()
+    fake.fail_next_task("Attribute `jpn` is not a valid locale.", code="invalid_settings")
+
+    with pytest.raises(SearchError, match="Attribute `jpn` is not a valid locale"):
+        engine.apply_settings()
+
+
+# -- writes ------------------------------------------------------------------------------
+
+
+def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engine, fake, ready):
+    engine.replace_video_documents("vid1", [subtitle(n=0), subtitle(n=1), subtitle(n=2)])
+    engine.replace_video_documents("vid2", [subtitle("vid2")])
+    fake.requests.clear()
+
+    engine.replace_video_documents(
+        "vid1",
+        [video(description="Cats"), subtitle(text="new words", start=2.5, end=4.0)],
+    )
+
+    assert fake.calls() == [
+        ("POST", "/indexes/subtitles/documents/delete", {"filter": 'videoId = "vid1"'}),
+        (
+            "POST",
+            "/indexes/subtitles/documents",
+            [
+                {
+                    "id": "vid1-v",
+                    "videoId": "vid1",
+                    "channelId": "chan1",
+                    "kind": "video",
+                    "videoTitle": "A video",
+                    "channelTitle": "A channel",
+                    "publishedAt": "2026-01-02T03:04:05.000Z",
+                    "publishedAtTs": 1767323045,
+                    "thumbnailUrl": None,
+                    "viewCount": 10,
+                    "subscriberCount": 100,
+                    "title": "A video",
+                    "description": "Cats",
+                },
+                {
+                    "id": "vid1-s0000",
+                    "videoId": "vid1",
+                    "channelId": "chan1",
+                    "kind": "subtitle",
+                    "videoTitle": "A video",
+                    "channelTitle": "A channel",
+                    "publishedAt": "2026-01-02T03:04:05.000Z",
+                    "publishedAtTs": 1767323045,
+                    "thumbnailUrl": "https://i.ytimg.com/vi/vid1/hqdefault.jpg",
+                    "viewCount": 10,
+                    "subscriberCount": 100,
+                    "text": "new words",
+                    "start": 2.5,
+                    "end": 4.0,
+                },
+            ],
+        ),
+    ]
+    assert len(fake.polled()) == 2
+    assert sorted(fake.documents()) == ["vid1-s0000", "vid1-v", "vid2-s0000"]
+
+
+def test_a_failed_delete_task_raises_and_adds_nothing(engine, fake, ready):
+    fake.fail_next_task("Index `subtitles` not found.", code="index_not_found")
+
+    with pytest.raises(SearchError, match="Index `subtitles` not found"):
+        engine.replace_video_documents("vid1", [subtitle()])
+
+    assert [path for _, path, _ in fake.calls()] == ["/indexes/subtitles/documents/delete"]
+    assert fake.documents() == {}
+
+
+def test_delete_quotes_an_id_holding_a_quote_and_a_backslash(engine, fake, ready):
+    odd = 'vid"1\\'
+    fake.seed(
+        {"id": "a", "videoId": odd, "channelId": "c", "kind": "subtitle"},
+        {"id": "b", "videoId": "vid", "channelId": "c", "kind": "subtitle"},
+        {"id": "c", "videoId": "vid1", "channelId": "c", "kind": "subtitle"},
+    )
+
+    engine.delete_video_documents(odd)
+
+    assert fake.calls() == [
+        ("POST", "/indexes/subtitles/documents/delete", {"filter": r'videoId = "vid\"1\\"'})
+    ]
+    assert sorted(fake.documents()) == ["b", "c"]
+
+
+def test_channel_update_sends_partial_updates_in_batches_of_1000(engine, fake, ready):
+    fake.seed(
+        *(
+            {"id": f"d{n:04d}", "videoId": "v", "channelId": "chan1", "subscriberCount": 1}
+            for n in range(2500)
+        ),
+        {"id": "other", "videoId": "w", "channelId": "chan2", "subscriberCount": 1},
+        {"id": "stub", "subscriberCount": 1},  # left by an earlier update racing a delete
+    )
+
+    updated = engine.update_channel_documents("chan1", {"subscriber_count": 1234})
+
+    assert updated == 2500
+    calls = fake.calls()
+    fetch = "/indexes/subtitles/documents/fetch"
+    assert [(m, p, b) for m, p, b in calls if p == fetch] == [
+        (
+            "POST",
+            fetch,
+            {"filter": 'channelId = "chan1"', "fields": ["id"], "limit": 1000, "offset": offset},
+        )
+        for offset in (0, 1000, 2000)
+    ]
+    puts = [body for method, path, body in calls if method == "PUT"]
+    assert [len(body) for body in puts] == [1000, 1000, 500]
+    assert puts[0][0] == {"id": "d0000", "subscriberCount": 1234}
+    assert all(set(doc) == {"id", "subscriberCount"} for body in puts for doc in body)
+    assert [p for _, p, _ in calls if p == "/indexes/subtitles/documents"] == [
+        "/indexes/subtitles/documents"
+    ] * 3
+    assert calls[-1] == (
+        "POST",
+        "/indexes/subtitles/documents/delete",
+        {"filter": "channelId NOT EXISTS"},
+    )
+    docs = fake.documents()
+    assert docs["d2499"] == {
+        "id": "d2499",
+        "videoId": "v",
+        "channelId": "chan1",
+        "subscriberCount": 1234,
+    }
+    assert docs["other"]["subscriberCount"] == 1
+    assert "stub" not in docs
+
+
+def test_channel_update_of_an_empty_channel_sends_no_update(engine, fake, ready):
+    assert engine.update_channel_documents("nobody", {"channel_title": "New"}) == 0
+
+    assert [method for method, _, _ in fake.calls()] == ["POST"]  # the fetch only
+
+
+def test_channel_update_refuses_fields_a_channel_does_not_own(engine, fake, ready):
+    with pytest.raises(SearchError, match="video_title"):
+        engine.update_channel_documents("chan1", {"video_title": "x"})
+
+    assert fake.requests == []
+
+
+# -- search ------------------------------------------------------------------------------
+
+
+def test_search_defaults_send_the_full_request(engine, fake, ready):
+    engine.replace_video_documents("vid1", [subtitle(text="Hello there")])
+    fake.requests.clear()
+
+    results = engine.search(SearchQuery(q="hello"))
+
+    assert searches(fake) == [
+        {
+            "q": "hello",
+            "attributesToSearchOn": ["title", "text", "description"],
+            "page": 1,
+            "hitsPerPage": 20,
+            **SEARCH_DEFAULTS,
+        }
+    ]
+    assert results.total_hits == 1
+    assert results.semantic_applied is False
+    hit = results.hits[0]
+    assert (hit.video_id, hit.channel_id, hit.matched_in) == ("vid1", "chan1", "subtitle")
+    assert (hit.video_title, hit.channel_title) == ("A video", "A channel")
+    assert hit.published_at == "2026-01-02T03:04:05.000Z"
+    assert hit.thumbnail_url == "https://i.ytimg.com/vi/vid1/hqdefault.jpg"
+    assert (hit.start, hit.end) == (0.0, 1.5)
+    assert hit.text == "Hello there"
+    assert hit.highlight == "<mark>Hello</mark> there"
+
+
+def test_search_with_channels_a_target_and_a_sort(engine, fake, ready):
+    engine.replace_video_documents(
+        "old",
+        [subtitle("old", text="hello", published_at="2020-01-01T00:00:00.000Z", channel_id="c2")],
+    )
+    engine.replace_video_documents(
+        "new",
+        [subtitle("new", text="hello", published_at="2026-01-01T00:00:00.000Z", channel_id="c1")],
+    )
+    engine.replace_video_documents("gone", [subtitle("gone", text="hello", channel_id="c3")])
+    fake.requests.clear()
+
+    results = engine.search(
+        SearchQuery(q="hello", channels=("c1", "c2"), targets=("subtitle",), sort="newest")
+    )
+
+    assert searches(fake) == [
+        {
+            "q": "hello",
+            "attributesToSearchOn": ["text"],
+            "page": 1,
+            "hitsPerPage": 20,
+            **SEARCH_DEFAULTS,
+            "filter": 'channelId IN ["c1", "c2"] AND kind = "subtitle"',
+            "sort": ["publishedAtTs:desc"],
+        }
+    ]
+    assert [h.video_id for h in results.hits] == ["new", "old"]
+
+
+@pytest.mark.parametrize(
+    ("sort", "rules"),
+    [
+        ("newest", ["publishedAtTs:desc"]),
+        ("oldest", ["publishedAtTs:asc"]),
+        ("views", ["viewCount:desc"]),
+    ],
+)
+def test_each_sort_maps_to_its_rule(engine, fake, ready, sort, rules):
+    engine.search(SearchQuery(q="x", sort=sort))
+
+    assert searches(fake)[0]["sort"] == rules
+
+
+def test_title_and_description_targets_search_video_documents_only(engine, fake, ready):
+    engine.search(SearchQuery(q="x", targets=("description", "title")))
+
+    body = searches(fake)[0]
+    assert body["attributesToSearchOn"] == ["title", "description"]
+    assert body["filter"] == 'kind = "video"'
+
+
+def test_pages_are_asked_by_number_and_the_total_is_exact(engine, fake, ready):
+    engine.replace_video_documents(
+        "vid1", [subtitle(n=n, text=f"hello {n}", start=float(n)) for n in range(7)]
+    )
+    fake.requests.clear()
+
+    results = engine.search(SearchQuery(q="hello", page=2, per_page=5))
+
+    assert (searches(fake)[0]["page"], searches(fake)[0]["hitsPerPage"]) == (2, 5)
+    assert results.total_hits == 7
+    assert [h.text for h in results.hits] == ["hello 5", "hello 6"]
+
+
+def test_a_video_hit_says_whether_the_title_or_the_description_matched(engine, fake, ready):
+    engine.replace_video_documents("t", [video("t", title="Cooking rice", description="Food")])
+    engine.replace_video_documents("d", [video("d", title="Dinner", description="rice and fish")])
+    engine.replace_video_documents("b", [video("b", title="rice", description="more rice")])
+
+    hits = {h.video_id: h for h in engine.search(SearchQuery(q="rice")).hits}
+    only_description = engine.search(SearchQuery(q="rice", targets=("description",))).hits
+
+    assert (hits["t"].matched_in, hits["t"].text) == ("title", "Cooking rice")
+    assert hits["t"].highlight == "Cooking <mark>rice</mark>"
+    assert (hits["d"].matched_in, hits["d"].highlight) == (
+        "description",
+        "<mark>rice</mark> and fish",
+    )
+    assert (hits["d"].start, hits["d"].end) == (None, None)
+    assert hits["b"].matched_in == "title"
+    # Asked for descriptions only, a title match does not count.
+    assert {h.video_id: h.matched_in for h in only_description} == {
+        "d": "description",
+        "b": "description",
+    }
+
+
+def test_a_long_description_is_shown_cropped_around_its_match(engine, fake, ready):
+    words = [f"w{n}" for n in range(100)]
+    words[60] = "needle"
+    engine.replace_video_documents("vid1", [video(description=" ".join(words))])
+
+    hit = engine.search(SearchQuery(q="needle")).hits[0]
+
+    assert hit.matched_in == "description"
+    assert hit.text.startswith("…") and hit.text.endswith("…")
+    assert len(hit.text.strip("…").split(" ")) == 40
+    assert "<mark>needle</mark>" in hit.highlight
+    assert hit.highlight.replace("<mark>", "").replace("</mark>", "") == hit.text
+
+
+def test_markup_in_subtitles_comes_back_escaped_with_marks_intact(engine, fake, ready):
+    engine.replace_video_documents(
+        "vid1", [subtitle(text='<script>alert("x")</script> hello & <mark>bye</mark>')]
+    )
+
+    hit = engine.search(SearchQuery(q="hello")).hits[0]
+
+    assert hit.highlight == (
+        "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; <mark>hello</mark>"
+        " &amp; &lt;mark&gt;bye&lt;/mark&gt;"
+    )
+    assert hit.text == '<script>alert("x")</script> hello & <mark>bye</mark>'
+
+
+def test_marker_characters_in_a_subtitle_are_dropped_before_indexing(engine, fake, ready):
+    engine.replace_video_documents("vid1", [subtitle(text="a\u0002b\u0003c hello")])
+
+    hit = engine.search(SearchQuery(q="hello")).hits[0]
+
+    assert fake.documents()["vid1-s0000"]["text"] == "abc hello"
+    assert hit.highlight == "abc <mark>hello</mark>"
+
+
+# -- semantic search ---------------------------------------------------------------------
+
+
+def test_semantic_search_sends_hybrid_with_the_ratio(engine, fake, ready):
+    fake.embedders = {"default"}
+    engine.replace_video_documents("vid1", [subtitle(text="hello")])
+    fake.requests.clear()
+
+    results = engine.search(SearchQuery(q="hello", semantic=True, sr=0.7))
+
+    assert searches(fake) == [
+        {
+            "q": "hello",
+            "attributesToSearchOn": ["title", "text", "description"],
+            "page": 1,
+            "hitsPerPage": 20,
+            **SEARCH_DEFAULTS,
+            "hybrid": {"embedder": "default", "semanticRatio": 0.7},
+        }
+    ]
+    assert results.semantic_applied is True
+    assert [h.video_id for h in results.hits] == ["vid1"]
+
+
+def test_without_an_embedder_semantic_search_falls_back_to_keywords(engine, fake, ready):
+    engine.replace_video_documents("vid1", [subtitle(text="hello")])
+    fake.requests.clear()
+
+    results = engine.search(SearchQuery(q="hello", semantic=True))
+
+    first, second = searches(fake)
+    assert first["hybrid"] == {"embedder": "default", "semanticRatio": 0.5}
+    assert second == {k: v for k, v in first.items() if k != "hybrid"}
+    assert fake.last("POST", "/indexes/subtitles/search")["json"] == second
+    assert results.semantic_applied is False
+    assert [h.video_id for h in results.hits] == ["vid1"]
+
+
+def test_other_search_errors_are_raised_not_retried(engine, fake):
+    fake.add_index(settings={**SETTINGS, "sortableAttributes": []})
+    fake.embedders = {"default"}
+
+    with pytest.raises(SearchError, match="invalid_search_sort"):
+        engine.search(SearchQuery(q="hello", sort="views", semantic=True))
+
+    assert len(searches(fake)) == 1
+
+
+# -- reads -------------------------------------------------------------------------------
+
+
+def test_video_segments_are_every_subtitle_in_time_order(engine, fake, ready):
+    fake.seed(
+        *(
+            {
+                "id": f"s{n:04d}",
+                "videoId": "vid1",
+                "channelId": "c",
+                "kind": "subtitle",
+                "text": f"line {n}",
+                "start": float(1000 - n),
+                "end": float(1001 - n),
+            }
+            for n in range(1001)
+        ),
+        {"id": "vid1-v", "videoId": "vid1", "channelId": "c", "kind": "video", "title": "T"},
+        {
+            "id": "x",
+            "videoId": "vid2",
+            "channelId": "c",
+            "kind": "subtitle",
+            "text": "other",
+            "start": 0.0,
+            "end": 1.0,
+        },
+    )
+
+    segments = engine.video_segments("vid1")
+
+    fetch = "/indexes/subtitles/documents/fetch"
+    assert fake.calls() == [
+        (
+            "POST",
+            fetch,
+            {
+                "filter": 'videoId = "vid1" AND kind = "subtitle"',
+                "fields": ["start", "end", "text"],
+                "limit": 1000,
+                "offset": offset,
+            },
+        )
+        for offset in (0, 1000)
+    ]
+    assert len(segments) == 1001
+    assert segments[:2] == [Segment(0.0, 1.0, "line 1000"), Segment(1.0, 2.0, "line 999")]
+    assert segments == sorted(segments, key=lambda s: s.start)
+
+
+def test_health_asks_without_a_key(engine, fake):
+    assert engine.health() == {"status": "available"}
+
+    request = fake.last("GET", "/health")
+    assert "Authorization" not in request["headers"]
+
+
+def test_keys_are_listed_with_the_master_key(engine, fake):
+    keys = engine.keys()
+
+    assert keys == [
+        {"name": "Default Search API Key", "key": "search-key"},
+        {"name": "Default Admin API Key", "key": "admin-key"},
+    ]
+    assert fake.calls() == [("GET", "/keys?limit=1000", None)]
+    assert fake.last("GET", "/keys")["headers"]["Authorization"] == "Bearer master-key"
+
+
+def test_keys_without_a_master_key_ask_nothing(url, fake):
+    engine = MeilisearchEngine(url, "admin-key", None)
+
+    with pytest.raises(SearchError, match="SEARCH_MASTER_KEY is not set"):
+        engine.keys()
+
+    assert fake.requests == []
+
+
+# -- errors ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e: e.apply_settings(),
+        lambda e: e.replace_video_documents("vid1", [subtitle()]),
+        lambda e: e.delete_video_documents("vid1"),
+        lambda e: e.update_channel_documents("chan1", {"subscriber_count": 1}),
+        lambda e: e.search(SearchQuery(q="hello", semantic=True)),
+        lambda e: e.video_segments("vid1"),
+        lambda e: e.health(),
+        lambda e: e.keys(),
+    ],
+)
+def test_nothing_listening_is_search_unavailable(call):
+    engine = MeilisearchEngine("http://127.0.0.1:9", "admin-key", "master-key", timeout=2)
+
+    with pytest.raises(SearchUnavailable):
+        call(engine)
+
+
+def test_a_wrong_key_is_an_error_not_unavailability(url, fake, ready):
+    engine = MeilisearchEngine(url, "wrong-key", "master-key")
+
+    with pytest.raises(SearchError, match="invalid_api_key") as raised:
+        engine.search(SearchQuery(q="hello"))
+
+    assert not isinstance(raised.value, SearchUnavailable)
+
+
+def test_a_tunnel_answering_for_a_stopped_server_is_unavailable():
+    def tunnel(environ, start_response):
+        start_response("502 Bad Gateway", [("Content-Type", "text/html")])
+        return [b"<html>Bad gateway</html>"]
+
+    with serve(tunnel) as url:
+        engine = MeilisearchEngine(url, "admin-key", "master-key")
+        with pytest.raises(SearchUnavailable):
+            engine.search(SearchQuery(q="hello"))
+        with pytest.raises(SearchUnavailable):
+            engine.health()
