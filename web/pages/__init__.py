@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from urllib.parse import urlencode
+
+from flask import Blueprint, abort, redirect, render_template, request
 from flask_login import current_user, login_required
 
+from models import library
+from models.credits import calculate_credit_cost, has_access
+from models.errors import ValidationError
 from models.plans import PLAN_LIMITS, plan_of, referral_count
+from models.search import get_engine
+from models.tables import Channel, Video
 
 bp = Blueprint("pages", __name__)
 
@@ -13,6 +20,46 @@ bp = Blueprint("pages", __name__)
 @bp.get("/")
 def index():
     return render_template("index.html")
+
+
+@bp.get("/search")
+def search():
+    from web.api.search import parse_search_query
+
+    if not (request.args.get("q") or "").strip():
+        return redirect("/")
+    try:
+        query = parse_search_query()
+    except ValidationError as error:
+        return render_template("error.html", status=400, message=error.message), 400
+    results = get_engine().search(query)
+    if current_user.is_authenticated:
+        library.record_search(current_user.id, query)
+    total_pages = max(1, -(-results.total_hits // query.per_page))
+
+    def page_link(page):
+        return urlencode({**request.args.to_dict(), "page": page})
+
+    return render_template(
+        "search.html", query=query, results=results, total_pages=total_pages, page_link=page_link
+    )
+
+
+@bp.get("/videos/<video_id>")
+def video(video_id):
+    found = Video.get_or_none(Video.id == video_id)
+    if found is None or found.subtitle_status == "deleted":
+        abort(404)
+    allowed = current_user.is_authenticated and has_access(current_user, video_id)
+    start = request.args.get("t", type=int)
+    return render_template(
+        "video.html",
+        video=found,
+        channel=Channel.get_by_id(found.channel_id),
+        segments=get_engine().video_segments(video_id) if allowed else None,
+        cost=calculate_credit_cost(found.duration_seconds),
+        start=start if start and start > 0 else None,
+    )
 
 
 @bp.get("/account")
@@ -25,6 +72,8 @@ def account():
         plan=plan,
         plan_limit=PLAN_LIMITS[plan],
         referral_count=referral_count(current_user.id),
+        history=library.history(current_user.id)[:20],
+        favorites=library.favorites(current_user.id),
     )
 
 

@@ -1,0 +1,58 @@
+"""The pages people read: search results, a video with its subtitles, the account."""
+
+from __future__ import annotations
+
+import pytest
+
+from models import ingest
+from models.credits import unlock_video
+from tests.factories import make_user, sign_in
+from tests.fakes.platform_files import manual
+
+CH = "UCpagetestpagetestpage01"
+
+
+@pytest.fixture
+def indexed(platform_files):
+    platform_files.channel(CH, ["pageVideo01"], title="ページのチャンネル")
+    platform_files.video(
+        "pageVideo01", CH, manual("大阪の<b>夜景</b>です。", "きれいですね。"), title="大阪の夜"
+    )
+    ingest.import_channel(CH)
+    ingest.fetch_subtitles("pageVideo01")
+
+
+def test_search_page_shows_highlighted_escaped_results(client, indexed):
+    page = client.get("/search?q=大阪").get_data(as_text=True)
+    assert 'data-video-id="pageVideo01"' in page
+    assert "<mark>大阪</mark>の&lt;b&gt;夜景&lt;/b&gt;" in page
+    assert 'data-total-hits="2"' in page
+
+
+def test_search_page_without_hits_and_without_a_query(client, indexed):
+    assert "見つかりませんでした" in client.get("/search?q=存在しない言葉").get_data(as_text=True)
+    assert client.get("/search").status_code == 302
+    assert client.get("/search?q=a&sort=best").status_code == 400
+
+
+def test_video_page_locks_then_shows_subtitles_after_unlock(client, indexed):
+    user = make_user()
+    assert "ログイン" in client.get("/videos/pageVideo01").get_data(as_text=True)
+    sign_in(client, user)
+    locked = client.get("/videos/pageVideo01").get_data(as_text=True)
+    assert "1 クレジットで解除" in locked
+    assert "きれいですね" not in locked
+    unlock_video(user.id, "pageVideo01")
+    opened = client.get("/videos/pageVideo01").get_data(as_text=True)
+    assert "きれいですね" in opened
+    assert "&lt;b&gt;夜景&lt;/b&gt;" in opened
+    assert client.get("/videos/unknown0000").status_code == 404
+
+
+def test_account_page_lists_history_and_favorites(client, indexed):
+    sign_in(client, make_user())
+    client.get("/search?q=大阪")
+    client.put(f"/api/favorites/{CH}")
+    page = client.get("/account").get_data(as_text=True)
+    assert "大阪</a>" in page
+    assert f'data-channel-id="{CH}"' in page
