@@ -10,6 +10,7 @@ import os
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ENVIRONMENTS = ("development", "test", "production")
 LOCAL_WEBHOOK_SECRET = "whsec_local_development"
@@ -96,6 +97,7 @@ class Settings:
     public_base_url: str = "http://127.0.0.1:8000"
     ad_checkout_ttl_minutes: int = 60
     service_name: str = "subsearch"
+    support_email: str = ""
     session_days: int = 30
     queue_dead_letter_days: int = 30
     queue_broker: str = "redis"
@@ -162,10 +164,14 @@ def load_settings(environ=None, *, read_dotenv=True) -> Settings:
         public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),
         service_name=_text(env, "SERVICE_NAME", "subsearch"),
+        support_email=_text(env, "SUPPORT_EMAIL", ""),
         session_days=_int(env, "SESSION_DAYS", 30, minimum=1),
         queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
         queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
     )
+    if not settings.support_email:
+        host = urlsplit(settings.public_base_url).hostname or "localhost"
+        settings = replace(settings, support_email=f"ads@{host}")
     if settings.payment_backend == "local" and not settings.payment_webhook_secrets:
         # The offline provider signs its events too; give it a secret out of the box.
         settings = replace(settings, payment_webhook_secrets=(LOCAL_WEBHOOK_SECRET,))

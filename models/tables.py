@@ -331,6 +331,40 @@ class SubscriptionRefill(BaseModel):
         primary_key = CompositeKey("payment_subscription_id", "plan", "period_start")
 
 
+class AdImage(BaseModel):
+    name = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id")
+    format = TextField()
+    width = IntegerField()
+    height = IntegerField()
+    bytes = IntegerField()
+    created_at = created()
+
+    class Meta:
+        table_name = "ad_images"
+
+
+class AdInventoryLock(BaseModel):
+    slot = ForeignKeyField(AdSlot, column_name="slot_id")
+    country = TextField()
+
+    class Meta:
+        table_name = "ad_inventory_locks"
+        primary_key = CompositeKey("slot", "country")
+
+
+class AdCheckout(BaseModel):
+    ad_reservation = ForeignKeyField(
+        AdReservation, column_name="ad_reservation_id", primary_key=True, on_delete="CASCADE"
+    )
+    checkout_session_id = TextField(unique=True)
+    expires_at = TextField()
+    created_at = created()
+
+    class Meta:
+        table_name = "ad_checkouts"
+
+
 ALL_MODELS = [
     User,
     Account,
@@ -350,4 +384,7 @@ ALL_MODELS = [
     AdImpressionDaily,
     BatchRun,
     SubscriptionRefill,
+    AdImage,
+    AdInventoryLock,
+    AdCheckout,
 ]

@@ -16,6 +16,8 @@ class Job:
 
 SCHEDULE = [
     Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset"),
+    Job("expire-ad-reservations", "5 0 * * *", "expire_ad_reservations"),
+    Job("release-unpaid-ad-holds", "*/5 * * * *", "release_unpaid_ad_holds"),
     Job("refresh-due-channels", "5 * * * *", "refresh_due_channels"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
     # Only the local payment provider has checkouts of its own to expire.

@@ -92,6 +92,9 @@ def _drop_postgres_database():
 
 # Children before parents, so plain DELETEs respect the foreign keys.
 CLEAR_ORDER = [
+    "ad_checkouts",
+    "ad_inventory_locks",
+    "ad_images",
     "batch_runs",
     "subscription_refills",
     "local_payment_prices",

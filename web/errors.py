@@ -69,6 +69,8 @@ def handle_domain_error(error: DomainError):
 def handle_http_error(error: HTTPException):
     status = error.code or 500
     if wants_json():
+        if status == 413 and request.path == "/api/uploads/ad-image":
+            return error_response(413, "image_too_large", "The image is larger than 500 KB.")
         response = error_response(status)
         if status == 405 and error.valid_methods:
             response[0].headers["Allow"] = ", ".join(error.valid_methods)

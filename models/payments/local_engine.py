@@ -311,6 +311,9 @@ class LocalProvider:
             expires_at=int(time.time()) + 24 * 3600,
         )
 
+    def get_checkout_session(self, session_id: str) -> CheckoutSession:
+        return self._session(self.checkout(session_id))
+
     def checkout(self, session_id: str) -> LocalCheckoutSession:
         row = LocalCheckoutSession.get_or_none(LocalCheckoutSession.id == session_id)
         if row is None:

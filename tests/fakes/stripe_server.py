@@ -65,6 +65,16 @@ class FakeStripe:
                 "subscription": None,
                 "metadata": _nested(form, "metadata"),
             }
+        if method == "GET" and parts[:3] == ["v1", "checkout", "sessions"] and len(parts) == 4:
+            return 200, {
+                "id": parts[3],
+                "object": "checkout.session",
+                "mode": "payment",
+                "status": "complete",
+                "url": None,
+                "payment_intent": "pi_paid",
+                "metadata": {"ad_reservation_id": "r-1"},
+            }
         if method == "GET" and parts[:2] == ["v1", "prices"] and len(parts) == 3:
             found = self.prices.get(parts[2])
             if not found:

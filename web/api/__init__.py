@@ -35,6 +35,6 @@ def init_app(app):
     app.register_blueprint(bp)
 
 
-from web.api import admin, credits, me, search, system, webhooks  # noqa: E402,F401  (attach their routes)
+from web.api import admin, admin_ads, ads, credits, me, search, system, webhooks  # noqa: E402, F401  (attach their routes)
 
 bp.register_blueprint(admin.bp)

@@ -90,3 +90,13 @@ def price_archive(price_id):
     except PaymentError as error:
         raise click.ClickException(f"the payment provider refused: {error}") from None
     click.echo(f"archived {archived.id} ({'active' if archived.active else 'inactive'})")
+
+
+@ads.command("expire")
+def ads_expire():
+    """Enqueue the expiry job (and the release of unpaid holds)."""
+    from tasks.ads import expire_ad_reservations, release_unpaid_ad_holds
+
+    expire_ad_reservations.send()
+    release_unpaid_ad_holds.send()
+    click.echo("enqueued expire_ad_reservations and release_unpaid_ad_holds")

@@ -62,6 +62,20 @@ def video(video_id):
     )
 
 
+@bp.get("/uploads/<name>")
+def uploaded(name):
+    """Ad images, as stored (re-encoded) by the upload."""
+    from flask import send_from_directory
+
+    from models.ads.images import storage
+
+    if not storage().exists(name) or name.startswith("."):
+        abort(404)
+    response = send_from_directory(storage().path(name).parent, name, max_age=86400)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
 @bp.get("/account")
 @login_required
 def account():

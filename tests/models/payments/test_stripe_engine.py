@@ -207,3 +207,9 @@ def test_an_unreachable_provider_is_unavailable():
     provider = StripeProvider("sk_test_fake", api_base="http://127.0.0.1:9", network_retries=0)
     with pytest.raises(PaymentUnavailable):
         provider.get_price("price_jp")
+
+
+def test_read_a_checkout_session(provider, fake):
+    session = provider.get_checkout_session("cs_test_9")
+    assert fake.requests[-1]["path"] == "/v1/checkout/sessions/cs_test_9"
+    assert (session.status, session.payment_intent_id) == ("complete", "pi_paid")

@@ -1,0 +1,161 @@
+"""What administrators see: reservations with their measurements, the timeline of
+active ads, and ad revenue read back from the payment provider."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import UTC, datetime
+
+from peewee import fn
+
+from models.ads import POSITIONS, SLOT_IDS
+from models.ads.months import add_months, month_of
+from models.ads.reservations import reservation_json
+from models.clock import utcnow
+from models.countries import usable_country
+from models.errors import ValidationError
+from models.payments import get_provider
+from models.settings import get_settings
+from models.tables import AdClickLog, AdImpressionDaily, AdReservation
+
+STATUSES = ("pending_review", "active", "stopped", "expired")
+TIMELINE_MONTHS = 13  # the current month and 12 ahead
+
+
+def ctr(impressions: int, clicks: int) -> float | None:
+    return None if impressions == 0 else clicks / impressions
+
+
+def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
+    """reservation id -> (impressions, clicks), in two grouped queries."""
+    if not reservation_ids:
+        return {}
+    impressions = dict(
+        AdImpressionDaily.select(
+            AdImpressionDaily.ad_reservation, fn.SUM(AdImpressionDaily.impressions)
+        )
+        .where(AdImpressionDaily.ad_reservation.in_(reservation_ids))
+        .group_by(AdImpressionDaily.ad_reservation)
+        .tuples()
+    )
+    clicks = dict(
+        AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(AdClickLog.id))
+        .where(AdClickLog.ad_reservation.in_(reservation_ids))
+        .group_by(AdClickLog.ad_reservation)
+        .tuples()
+    )
+    return {
+        rid: (int(impressions.get(rid) or 0), int(clicks.get(rid) or 0)) for rid in reservation_ids
+    }
+
+
+def list_reservations(status=None, slot=None, country=None) -> list[dict]:
+    errors = {}
+    if status is not None and status not in STATUSES:
+        errors["status"] = f"one of {', '.join(STATUSES)}"
+    if slot is not None and slot not in SLOT_IDS:
+        errors["slot"] = f"one of {', '.join(SLOT_IDS)}"
+    if country is not None and usable_country(country) is None:
+        errors["country"] = "an ISO 3166-1 alpha-2 country code"
+    if errors:
+        raise ValidationError(fields=errors)
+    query = AdReservation.select().order_by(AdReservation.created_at.desc())
+    if status:
+        query = query.where(AdReservation.status == status)
+    if slot:
+        query = query.where(AdReservation.slot == slot)
+    if country:
+        query = query.where(AdReservation.country == usable_country(country))
+    rows = list(query)
+    counts = measurements([r.id for r in rows])
+    out = []
+    for row in rows:
+        impressions, clicks = counts[row.id]
+        out.append(
+            {
+                **reservation_json(row),
+                "paymentIntentId": row.payment_intent_id,
+                "businessLegalName": row.business_legal_name,
+                "contactName": row.contact_name,
+                "contactEmail": row.contact_email,
+                "businessCategory": row.business_category,
+                "impressions": impressions,
+                "clicks": clicks,
+                "ctr": ctr(impressions, clicks),
+            }
+        )
+    return out
+
+
+def timeline(now: datetime | None = None) -> dict:
+    """Active advertiser names per slot x position x country, month by month from the
+    current month to 12 months ahead."""
+    first = month_of(now or utcnow())
+    months = [add_months(first, n) for n in range(TIMELINE_MONTHS)]
+    active = list(
+        AdReservation.select().where(
+            (AdReservation.status == "active")
+            & (AdReservation.start_month <= months[-1])
+            & (AdReservation.end_month >= first)
+        )
+    )
+    countries = sorted(
+        {r.country for r in active} | set(get_settings().payment_ad_price_ids) | {"JP"}
+    )
+    rows = []
+    for country in countries:
+        for slot in SLOT_IDS:
+            for position in POSITIONS:
+                cells = []
+                for month in months:
+                    ad = next(
+                        (
+                            r
+                            for r in active
+                            if r.slot_id == slot
+                            and r.position == position
+                            and r.country == country
+                            and r.start_month <= month <= r.end_month
+                        ),
+                        None,
+                    )
+                    cells.append(
+                        None
+                        if ad is None
+                        else {
+                            "reservationId": ad.id,
+                            "advertiserName": ad.advertiser_name,
+                        }
+                    )
+                rows.append(
+                    {"slot": slot, "position": position, "country": country, "cells": cells}
+                )
+    return {"months": months, "rows": rows}
+
+
+def revenue() -> dict:
+    """Sum of amount_received of the ad payment intents by month and country, kept apart
+    from subscription revenue (only payments carrying an ad reservation count)."""
+    groups: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    for intent in get_provider().list_ad_payment_intents():
+        month = datetime.fromtimestamp(intent.created, UTC).strftime("%Y-%m")
+        key = (month, intent.metadata.get("country") or "unknown", intent.currency)
+        groups[key][0] += intent.amount_received
+        groups[key][1] += 1
+    rows = [
+        {
+            "month": month,
+            "country": country,
+            "currency": currency,
+            "amountReceived": total,
+            "payments": count,
+        }
+        for (month, country, currency), (total, count) in sorted(groups.items(), reverse=True)
+    ]
+    totals: dict[str, int] = defaultdict(int)
+    for row in rows:
+        totals[row["currency"]] += row["amountReceived"]
+    return {
+        "adRevenue": rows,
+        "totals": [{"currency": c, "amountReceived": t} for c, t in sorted(totals.items())],
+    }

@@ -1,0 +1,74 @@
+"""Creative rules: the advertiser display name and the redirect URL."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from urllib.parse import urlsplit
+
+MAX_NAME_LENGTH = 30
+# Words that label something as an ad, and claims of affiliation with the service.
+AD_LABELS = (
+    "広告",
+    "スポンサード",
+    "スポンサー",
+    "ad",
+    "ads",
+    "pr",
+    "sponsored",
+    "sponsor",
+    "promoted",
+)
+AFFILIATION_CLAIMS = ("公式", "正規代理店", "公認", "official")
+LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029\v\f]")
+LATIN_WORD_CHAR = r"[0-9a-z\u00c0-\u024f]"
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _contains(folded: str, word: str) -> bool:
+    """Latin words must stand alone ("ADVANCE" has no "ad"); other scripts have no
+    spaces between words, so any occurrence counts."""
+    word = _fold(word)
+    if re.fullmatch(r"[0-9a-z\u00c0-\u024f ]+", word):
+        pattern = rf"(?<!{LATIN_WORD_CHAR}){re.escape(word)}(?!{LATIN_WORD_CHAR})"
+        return re.search(pattern, folded) is not None
+    return word in folded
+
+
+def advertiser_name_problem(name, service_names: tuple[str, ...]) -> str | None:
+    """Why a display name is refused, or None when it is acceptable."""
+    if not isinstance(name, str) or not name.strip():
+        return "required"
+    if LINE_BREAKS.search(name):
+        return "must be a single line"
+    if len(name.strip()) > MAX_NAME_LENGTH:
+        return f"at most {MAX_NAME_LENGTH} characters"
+    folded = _fold(name)
+    if any(_contains(folded, label) for label in AD_LABELS):
+        return "must not contain an ad label such as 広告, AD, PR or Sponsored"
+    if any(_contains(folded, claim) for claim in AFFILIATION_CLAIMS):
+        return "must not claim affiliation with the service (公式, 正規代理店)"
+    if any(service and _contains(folded, service) for service in service_names):
+        return "must not contain the service's name"
+    return None
+
+
+def redirect_url_problem(url) -> str | None:
+    if not isinstance(url, str) or not url.strip():
+        return "required"
+    url = url.strip()
+    if len(url) > 2048 or re.search(r"[\s\x00-\x1f\x7f]", url):
+        return "not a valid URL"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return "not a valid URL"
+    if parts.scheme not in ("http", "https"):
+        return "must start with http:// or https://"
+    if not host:
+        return "must name a host"
+    return None

@@ -1,0 +1,172 @@
+"""Ad images: judged by decoding the content (never the file name), size-limited,
+re-encoded without metadata, stored under an unguessable name.
+
+Storage is an interface (`ImageStorage`) with one implementation on the local disk
+(UPLOAD_DIR), served under /uploads/.
+"""
+
+from __future__ import annotations
+
+import io
+import secrets
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from models.errors import DomainError, ValidationError
+from models.settings import get_settings
+from models.tables import AdImage
+
+MAX_BYTES = 500 * 1024
+MIN_SIZE = (640, 360)
+RECOMMENDED_SIZE = (1280, 720)
+FORMATS = {
+    "JPEG": ("jpg", "image/jpeg"),
+    "PNG": ("png", "image/png"),
+    "WEBP": ("webp", "image/webp"),
+}
+URL_PREFIX = "/uploads/"
+# A small file can still claim huge dimensions; refuse before decoding pixels.
+MAX_PIXELS = 40_000_000
+
+
+class ImageTooLarge(DomainError):
+    code = "image_too_large"
+    status = 413
+    message = "The image is larger than 500 KB."
+
+
+class ImageStorage(Protocol):
+    def save(self, name: str, data: bytes) -> None: ...
+
+    def exists(self, name: str) -> bool: ...
+
+    def path(self, name: str) -> Path: ...
+
+
+class LocalImageStorage:
+    def __init__(self, folder: str):
+        self.folder = Path(folder)
+
+    def save(self, name: str, data: bytes) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = self.folder / f".{name}.part"
+        temporary.write_bytes(data)
+        temporary.replace(self.folder / name)  # never a half-written file under its name
+
+    def exists(self, name: str) -> bool:
+        return "/" not in name and (self.folder / name).is_file()
+
+    def path(self, name: str) -> Path:
+        return self.folder / name
+
+
+def storage() -> ImageStorage:
+    return LocalImageStorage(get_settings().upload_dir)
+
+
+@dataclass(frozen=True)
+class StoredImage:
+    name: str
+    url: str
+    format: str
+    width: int
+    height: int
+    bytes: int
+    recommendations: list[dict]
+
+
+def _decode(data: bytes) -> Image.Image:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            probe = Image.open(io.BytesIO(data))
+            if probe.width * probe.height > MAX_PIXELS:
+                raise ValidationError(fields={"file": "the image has too many pixels"})
+            probe.verify()
+            image = Image.open(io.BytesIO(data))
+            image.load()
+        except (
+            UnidentifiedImageError,
+            OSError,
+            SyntaxError,
+            ValueError,
+            Image.DecompressionBombError,
+            Image.DecompressionBombWarning,
+        ):
+            raise ValidationError(fields={"file": "not a readable image"}) from None
+    if image.format not in FORMATS:
+        raise ValidationError(fields={"file": "must be a JPG, PNG or WebP image"})
+    return image
+
+
+def _reencode(image: Image.Image) -> bytes:
+    """The pixels only: EXIF, ICC text chunks, comments and the like are dropped; the
+    EXIF orientation is applied first so the picture still shows the right way up."""
+    source_format = image.format
+    image = ImageOps.exif_transpose(image)
+    out = io.BytesIO()
+    if source_format == "JPEG":
+        image.convert("RGB").save(out, "JPEG", quality=90, optimize=True)
+    elif source_format == "PNG":
+        mode = image.mode if image.mode in ("RGB", "RGBA", "L", "LA", "P") else "RGBA"
+        image.convert(mode).save(out, "PNG", optimize=True)
+    else:
+        mode = "RGBA" if "A" in image.getbands() else "RGB"
+        image.convert(mode).save(out, "WEBP", quality=90)
+    return out.getvalue()
+
+
+def recommendations(width: int, height: int) -> list[dict]:
+    notes = []
+    if width * 9 != height * 16:
+        notes.append({"code": "aspect_ratio", "message": "16:9 is recommended."})
+    if width < RECOMMENDED_SIZE[0] or height < RECOMMENDED_SIZE[1]:
+        notes.append({"code": "resolution", "message": "1280 x 720 px is recommended."})
+    return notes
+
+
+def store_ad_image(user_id: str, data: bytes) -> StoredImage:
+    if len(data) > MAX_BYTES:
+        raise ImageTooLarge()
+    if not data:
+        raise ValidationError(fields={"file": "required"})
+    image = _decode(data)
+    width, height = image.size
+    if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
+        raise ValidationError(fields={"file": "at least 640 x 360 px"})
+    extension, _ = FORMATS[image.format]
+    encoded = _reencode(image)
+    name = f"{secrets.token_urlsafe(24)}.{extension}"
+    storage().save(name, encoded)
+    AdImage.create(
+        name=name, user=user_id, format=extension, width=width, height=height, bytes=len(encoded)
+    )
+    return StoredImage(
+        name=name,
+        url=f"{get_settings().public_base_url}{URL_PREFIX}{name}",
+        format=extension,
+        width=width,
+        height=height,
+        bytes=len(encoded),
+        recommendations=recommendations(width, height),
+    )
+
+
+def uploaded_image(url, user_id: str) -> AdImage | None:
+    """The upload an image URL points at, when it is one of ours and the user's."""
+    if not isinstance(url, str):
+        return None
+    parts = urlsplit(url.strip())
+    base = urlsplit(get_settings().public_base_url)
+    if parts.netloc and (parts.scheme, parts.netloc) != (base.scheme, base.netloc):
+        return None
+    if not parts.path.startswith(URL_PREFIX) or parts.query or parts.fragment:
+        return None
+    name = parts.path[len(URL_PREFIX) :]
+    image = AdImage.get_or_none((AdImage.name == name) & (AdImage.user == user_id))
+    return image if image and storage().exists(name) else None
