@@ -117,3 +117,20 @@ def make_reservation(user=None, profile=None, **overrides) -> AdReservation:
     }
     values.update(overrides)
     return AdReservation.create(**values)
+
+
+def image_bytes(width=1280, height=720, fmt="PNG") -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 120, 200)).save(out, fmt)
+    return out.getvalue()
+
+
+def make_upload(user, width=1280, height=720) -> str:
+    """The URL of an ad image the user uploaded."""
+    from models.ads.images import store_ad_image
+
+    return store_ad_image(user.id, image_bytes(width, height)).url

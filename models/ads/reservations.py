@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from peewee import IntegrityError
+from peewee import JOIN, IntegrityError
 
 from models.ads import MAX_MONTHS, SLOT_IDS
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
@@ -292,9 +292,7 @@ def release_unpaid_holds(now: datetime | None = None) -> list[str]:
     ttl = timedelta(minutes=get_settings().ad_checkout_ttl_minutes)
     candidates = (
         AdReservation.select(AdReservation, AdCheckout)
-        .join(
-            AdCheckout, join_type="LEFT OUTER", on=(AdCheckout.ad_reservation == AdReservation.id)
-        )
+        .join(AdCheckout, JOIN.LEFT_OUTER, on=(AdCheckout.ad_reservation == AdReservation.id))
         .where(
             (AdReservation.status == "pending_review")
             & AdReservation.payment_intent_id.is_null()

@@ -40,3 +40,14 @@ def test_bad_input_is_refused_clearly():
     no_currency = run("ads", "price", "create", "--country", "US", "--amount", "1000")
     assert no_currency.exit_code != 0
     assert "--currency" in no_currency.output
+
+
+def test_ads_expire_enqueues_the_expiry_and_the_hold_release(stub_broker):
+    from tests.conftest import take_messages
+
+    result = run("ads", "expire")
+    assert result.exit_code == 0, result.output
+    assert [m["actor_name"] for m in take_messages(stub_broker, "ads")] == [
+        "expire_ad_reservations",
+        "release_unpaid_ad_holds",
+    ]

@@ -1,0 +1,221 @@
+"""The ad purchase and administration API as clients use it, and the whole journey."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import requests
+
+from models.ads.months import add_months, month_of
+from models.clock import utcnow
+from models.tables import AdReservation
+from tests.conftest import drain
+from tests.factories import image_bytes, make_admin, make_profile, make_upload, make_user, sign_in
+
+NEXT = add_months(month_of(utcnow()), 1)
+
+
+def body(user, **overrides):
+    data = {
+        "profileId": make_profile(user).id,
+        "slot": "video-detail-below-player",
+        "country": "JP",
+        "startMonth": NEXT,
+        "months": 2,
+        "advertiserName": "Kitchen & Code",
+        "imageUrl": make_upload(user),
+        "redirectUrl": "https://example.com/",
+        "consent": True,
+    }
+    data.update(overrides)
+    return data
+
+
+def code(response):
+    return response.get_json()["error"]["code"]
+
+
+def test_pricing_and_inventory(client):
+    user = make_user()
+    sign_in(client, user)
+    assert client.get("/api/ads/pricing?country=JP").get_json() == {
+        "country": "JP",
+        "currency": "jpy",
+        "unitAmount": 50000,
+        "priceId": "price_local_ad_jp",
+    }
+    missing = client.get("/api/ads/pricing?country=US")
+    assert (missing.status_code, code(missing)) == (404, "not_found")
+    assert client.get("/api/ads/pricing?country=XX").status_code == 400
+    client.post("/api/ads/reservations", json=body(user, months=1))
+    inventory = client.get(
+        f"/api/ads/inventory?slot=video-detail-below-player&country=JP&month={NEXT}&months=3"
+    ).get_json()
+    assert inventory == {
+        "slot": "video-detail-below-player",
+        "country": "JP",
+        "month": NEXT,
+        "months": 3,
+        "occupiedPositions": [1],
+        "nextPosition": 2,
+        "full": False,
+        "price": {"currency": "jpy", "unitAmount": 50000, "priceId": "price_local_ad_jp"},
+    }
+    bad = client.get("/api/ads/inventory?slot=x&country=JP&month=2027-1&months=13")
+    assert set(bad.get_json()["error"]["fields"]) == {"slot", "month", "months"}
+
+
+def test_pricing_needs_sign_in(client):
+    assert client.get("/api/ads/pricing?country=JP").status_code == 401
+    assert client.get("/api/ads/inventory?slot=x").status_code == 401
+    assert client.post("/api/ads/reservations", json={}).status_code == 401
+
+
+def test_reservation_answers_201_with_the_checkout(client):
+    user = make_user()
+    sign_in(client, user)
+    response = client.post("/api/ads/reservations", json=body(user))
+    assert response.status_code == 201
+    created = response.get_json()
+    assert created["reservation"]["status"] == "pending_review"
+    assert created["reservation"]["position"] == 1
+    assert created["reservation"]["endMonth"] == add_months(NEXT, 1)
+    assert created["checkoutUrl"].startswith("http://127.0.0.1:8000/_local-payments/checkout/")
+
+
+def test_rejections_are_400_with_fields_and_a_full_slot_is_409(client):
+    user = make_user()
+    sign_in(client, user)
+    bad = client.post(
+        "/api/ads/reservations", json=body(user, advertiserName="PR担当", months=14, consent=None)
+    )
+    assert bad.status_code == 400
+    assert set(bad.get_json()["error"]["fields"]) == {"advertiserName", "months", "consent"}
+    assert client.post("/api/ads/reservations", json=["x"]).status_code == 400
+    for _ in range(4):
+        assert client.post("/api/ads/reservations", json=body(user)).status_code == 201
+    full = client.post("/api/ads/reservations", json=body(user))
+    assert (full.status_code, code(full)) == (409, "slot_full")
+
+
+def test_admin_review_endpoints(client, app):
+    user = make_user()
+    sign_in(client, user)
+    reservation_id = client.post("/api/ads/reservations", json=body(user)).get_json()[
+        "reservation"
+    ]["id"]
+    assert client.post(f"/api/admin/ads/reservations/{reservation_id}/approve").status_code == 403
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    unpaid = admin.post(f"/api/admin/ads/reservations/{reservation_id}/approve")
+    assert (unpaid.status_code, code(unpaid)) == (409, "not_paid")
+    assert admin.post("/api/admin/ads/reservations/nope/approve").status_code == 404
+    no_reason = admin.post(f"/api/admin/ads/reservations/{reservation_id}/stop", json={})
+    assert (no_reason.status_code, no_reason.get_json()["error"]["fields"]) == (
+        400,
+        {"reason": "required"},
+    )
+    stopped = admin.post(
+        f"/api/admin/ads/reservations/{reservation_id}/stop",
+        json={"reason": "画像が規約に反します"},
+    )
+    assert stopped.status_code == 200
+    answer = stopped.get_json()
+    assert answer["reservation"]["status"] == "stopped"
+    assert answer["notice"]["to"] == "ads@example.jp"
+    assert answer["notice"]["mailto"].startswith("mailto:ads@example.jp?subject=")
+    again = admin.post(f"/api/admin/ads/reservations/{reservation_id}/stop", json={"reason": "x"})
+    assert (again.status_code, code(again)) == (409, "invalid_status")
+    listed = admin.get("/api/admin/ads/reservations?status=stopped&country=JP").get_json()
+    assert [r["id"] for r in listed["reservations"]] == [reservation_id]
+    assert listed["reservations"][0]["ctr"] is None
+    assert admin.get("/api/admin/ads/reservations?slot=nope").status_code == 400
+    assert admin.get("/api/admin/revenue").get_json() == {"adRevenue": [], "totals": []}
+
+
+def test_upload_reserve_pay_approve_and_see_it_on_the_timeline(site, stub_broker, stub_worker):
+    """The whole journey over HTTP, as an advertiser's browser and an admin would go."""
+    advertiser = requests.Session()
+    assert (
+        advertiser.post(
+            f"{site}/auth/dev-login", json={"email": "ad@example.jp"}, timeout=5
+        ).status_code
+        == 200
+    )
+    uploaded = advertiser.post(
+        f"{site}/api/uploads/ad-image",
+        files={"file": ("banner.png", io.BytesIO(image_bytes(1280, 720)), "image/png")},
+        timeout=5,
+    )
+    assert uploaded.status_code == 201, uploaded.text
+    profile = advertiser.post(
+        f"{site}/api/ads/profiles",
+        json={
+            "businessLegalName": "広島食品株式会社",
+            "businessAddress": "広島県広島市1-2-3",
+            "contactName": "田中",
+            "contactEmail": "tanaka@example.jp",
+            "businessCategory": "food_beverage",
+            "invoiceRegistrationNumber": "T1234567890123",
+        },
+        timeout=5,
+    ).json()
+    reserved = advertiser.post(
+        f"{site}/api/ads/reservations",
+        json={
+            "profileId": profile["id"],
+            "slot": "search-result-bottom",
+            "country": "JP",
+            "startMonth": NEXT,
+            "months": 3,
+            "advertiserName": "広島のお好み焼き",
+            "imageUrl": uploaded.json()["url"],
+            "redirectUrl": "https://okonomi.example.jp/",
+            "consent": True,
+        },
+        timeout=5,
+    )
+    assert reserved.status_code == 201, reserved.text
+    reservation_id = reserved.json()["reservation"]["id"]
+    page = advertiser.get(reserved.json()["checkoutUrl"], timeout=5)
+    assert "¥150,000" in page.text
+    paid = advertiser.post(
+        f"{reserved.json()['checkoutUrl']}/complete", allow_redirects=False, timeout=5
+    )
+    assert paid.status_code == 303
+    drain(stub_broker, stub_worker)
+    assert AdReservation.get_by_id(reservation_id).payment_intent_id is not None
+
+    administrator = requests.Session()
+    admin_user = make_admin()
+    assert (
+        administrator.post(
+            f"{site}/auth/dev-login", json={"email": admin_user.email}, timeout=5
+        ).status_code
+        == 200
+    )
+    approved = administrator.post(
+        f"{site}/api/admin/ads/reservations/{reservation_id}/approve", timeout=5
+    )
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["reservation"]["status"] == "active"
+    timeline = administrator.get(f"{site}/api/admin/ads/timeline", timeout=5).json()
+    row = next(
+        r
+        for r in timeline["rows"]
+        if (r["slot"], r["position"], r["country"]) == ("search-result-bottom", 1, "JP")
+    )
+    names = [cell and cell["advertiserName"] for cell in row["cells"]]
+    assert names[1:4] == ["広島のお好み焼き"] * 3
+    revenue = administrator.get(f"{site}/api/admin/revenue", timeout=5).json()
+    assert revenue["totals"] == [{"currency": "jpy", "amountReceived": 150_000}]
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/admin/ads/reservations", "/api/admin/ads/timeline", "/api/admin/revenue"]
+)
+def test_admin_ad_pages_need_the_admin_role(client, path):
+    assert client.get(path).status_code == 401
+    sign_in(client, make_user())
+    assert client.get(path).status_code == 403
