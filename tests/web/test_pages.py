@@ -56,3 +56,18 @@ def test_account_page_lists_history_and_favorites(client, indexed):
     page = client.get("/account").get_data(as_text=True)
     assert "大阪</a>" in page
     assert f'data-channel-id="{CH}"' in page
+
+
+def test_purchase_form_and_admin_pages_render(client, app):
+    from tests.factories import make_admin
+
+    assert client.get("/ads/new").status_code == 302  # sign in first
+    sign_in(client, make_user())
+    form = client.get("/ads/new").get_data(as_text=True)
+    assert 'name="consent"' in form and "disabled" in form
+    assert "最大 2 回" in form
+    assert client.get("/admin/ads").status_code == 403
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    assert "タイムライン" in admin.get("/admin/ads").get_data(as_text=True)
+    assert "広告の売上" in admin.get("/admin/revenue").get_data(as_text=True)

@@ -20,5 +20,30 @@ def index():
     return render_template("admin/index.html", queues=queues)
 
 
+@bp.get("/ads")
+def ads():
+    from flask import request
+
+    from models.ads import SLOT_IDS
+    from models.ads import admin as ads_admin
+
+    filters = {k: request.args.get(k) or None for k in ("status", "slot", "country")}
+    return render_template(
+        "admin/ads.html",
+        reservations=ads_admin.list_reservations(**filters),
+        timeline=ads_admin.timeline(),
+        filters=filters,
+        statuses=ads_admin.STATUSES,
+        slots=SLOT_IDS,
+    )
+
+
+@bp.get("/revenue")
+def revenue():
+    from models.ads import admin as ads_admin
+
+    return render_template("admin/revenue.html", revenue=ads_admin.revenue())
+
+
 def init_app(app):
     app.register_blueprint(bp)

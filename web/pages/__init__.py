@@ -62,6 +62,26 @@ def video(video_id):
     )
 
 
+@bp.get("/ads/new")
+@login_required
+def new_ad():
+    from types import SimpleNamespace
+
+    from models.ads import SLOT_IDS, slot_names
+    from models.ads.months import add_months, month_of
+    from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
+    from models.clock import utcnow
+
+    names = slot_names()
+    return render_template(
+        "ads/new.html",
+        slots=[SimpleNamespace(id=s, display_name=names.get(s, s)) for s in SLOT_IDS],
+        profiles=list_profiles(current_user.id),
+        categories=BUSINESS_CATEGORIES,
+        next_month=add_months(month_of(utcnow()), 1),
+    )
+
+
 @bp.get("/uploads/<name>")
 def uploaded(name):
     """Ad images, as stored (re-encoded) by the upload."""
