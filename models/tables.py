@@ -365,6 +365,14 @@ class AdCheckout(BaseModel):
         table_name = "ad_checkouts"
 
 
+class AdImpressionEvent(BaseModel):
+    id = TextField(primary_key=True)
+    created_at = created()
+
+    class Meta:
+        table_name = "ad_impression_events"
+
+
 ALL_MODELS = [
     User,
     Account,
@@ -387,4 +395,5 @@ ALL_MODELS = [
     AdImage,
     AdInventoryLock,
     AdCheckout,
+    AdImpressionEvent,
 ]

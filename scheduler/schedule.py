@@ -17,6 +17,7 @@ class Job:
 SCHEDULE = [
     Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset"),
     Job("expire-ad-reservations", "5 0 * * *", "expire_ad_reservations"),
+    Job("prune-impression-events", "30 3 * * *", "prune_impression_events"),
     Job("release-unpaid-ad-holds", "*/5 * * * *", "release_unpaid_ad_holds"),
     Job("refresh-due-channels", "5 * * * *", "refresh_due_channels"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),

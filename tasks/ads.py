@@ -6,6 +6,7 @@ import logging
 
 import dramatiq
 
+from models.ads import measurement
 from models.ads.reservations import expire_ended, release_unpaid_holds
 
 log = logging.getLogger(__name__)
@@ -24,3 +25,22 @@ def release_unpaid_ad_holds():
     released = release_unpaid_holds()
     if released:
         log.info("released %d unpaid hold(s)", len(released))
+
+
+@dramatiq.actor(queue_name="measure", max_retries=20)
+def record_click(click_id: str, reservation_id: str, country: str, user_agent: str | None, at: str):
+    """Log one click under the id made when it arrived; a redelivery inserts nothing."""
+    measurement.record_click(click_id, reservation_id, country, user_agent, at)
+
+
+@dramatiq.actor(queue_name="measure", max_retries=20)
+def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str):
+    """Count one impression; its event id is recorded in the same transaction, so a
+    redelivery counts nothing."""
+    measurement.record_impression(event_id, reservation_id, date, country, at)
+
+
+@dramatiq.actor(queue_name="ads", max_retries=5)
+def prune_impression_events():
+    """Drop impression event ids older than 7 days (redeliveries come within minutes)."""
+    log.info("pruned %d impression event id(s)", measurement.prune_impression_events())

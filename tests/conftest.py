@@ -92,6 +92,7 @@ def _drop_postgres_database():
 
 # Children before parents, so plain DELETEs respect the foreign keys.
 CLEAR_ORDER = [
+    "ad_impression_events",
     "ad_checkouts",
     "ad_inventory_locks",
     "ad_images",

@@ -109,6 +109,9 @@ def _reencode(image: Image.Image) -> bytes:
     EXIF orientation is applied first so the picture still shows the right way up."""
     source_format = image.format
     image = ImageOps.exif_transpose(image)
+    # Pillow's writers copy some of `info` (a JPEG comment, ICC and XMP data) into the
+    # new file: start from none of it.
+    image.info = {}
     out = io.BytesIO()
     if source_format == "JPEG":
         image.convert("RGB").save(out, "JPEG", quality=90, optimize=True)
@@ -136,7 +139,8 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
     if not data:
         raise ValidationError(fields={"file": "required"})
     image = _decode(data)
-    width, height = image.size
+    # The size people will see: after the EXIF orientation is applied.
+    width, height = ImageOps.exif_transpose(image).size
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
         raise ValidationError(fields={"file": "at least 640 x 360 px"})
     extension, _ = FORMATS[image.format]

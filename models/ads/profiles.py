@@ -35,7 +35,7 @@ REGULATED_CATEGORIES = (
     "finance",
     "gambling_gaming",
 )
-INVOICE_NUMBER = re.compile(r"^T\d{13}$")
+INVOICE_NUMBER = re.compile(r"^T[0-9]{13}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 FIELDS = {
     "businessLegalName": ("business_legal_name", 200),

@@ -35,6 +35,17 @@ def init_app(app):
     app.register_blueprint(bp)
 
 
-from web.api import admin, admin_ads, ads, credits, me, search, system, webhooks  # noqa: E402, F401  (attach their routes)
+from web.api import (  # noqa: E402, F401  (attach their routes)
+    admin,
+    admin_ads,
+    ads,
+    ads_delivery,
+    ads_reports,
+    credits,
+    me,
+    search,
+    system,
+    webhooks,
+)
 
 bp.register_blueprint(admin.bp)

@@ -8,6 +8,14 @@ from flask import Blueprint, abort, redirect, render_template, request
 from flask_login import current_user, login_required
 
 from models import library
+from models.ads.delivery import (
+    MIDROLL_EVERY_HITS,
+    ads_enabled_for,
+    search_page_ads,
+    video_page_ads,
+)
+from models.ads.months import month_of
+from models.clock import utcnow
 from models.credits import calculate_credit_cost, has_access
 from models.errors import ValidationError
 from models.plans import PLAN_LIMITS, plan_of, referral_count
@@ -40,8 +48,21 @@ def search():
     def page_link(page):
         return urlencode({**request.args.to_dict(), "page": page})
 
+    ads = None
+    if ads_enabled_for(current_user):
+        decided = search_page_ads(
+            request.headers.get("Edge-IPCountry"), month_of(utcnow()), results.total_hits
+        )
+        ads = _PageAds(decided)
     return render_template(
-        "search.html", query=query, results=results, total_pages=total_pages, page_link=page_link
+        "search.html",
+        query=query,
+        results=results,
+        total_pages=total_pages,
+        page_link=page_link,
+        ads=ads,
+        midroll_every=MIDROLL_EVERY_HITS,
+        ad_label=ad_label(),
     )
 
 
@@ -59,6 +80,8 @@ def video(video_id):
         segments=get_engine().video_segments(video_id) if allowed else None,
         cost=calculate_credit_cost(found.duration_seconds),
         start=start if start and start > 0 else None,
+        ads=_video_ads(),
+        ad_label=ad_label(),
     )
 
 
@@ -94,6 +117,33 @@ def uploaded(name):
     response = send_from_directory(storage().path(name).parent, name, max_age=86400)
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+def ad_label() -> str:
+    """広告 for Japanese readers (the default), Advertisement for English ones."""
+    return "Advertisement" if request.accept_languages.best_match(["ja", "en"]) == "en" else "広告"
+
+
+class _PageAds:
+    """A search page's decided ads, as JSON-shaped dictionaries for the template."""
+
+    def __init__(self, page):
+        self.page = page
+        self.bottom = _jsonish(page.bottom) if page.bottom is not None else None
+
+    def midroll(self, firing):
+        return _jsonish(self.page.midroll(firing))
+
+
+def _jsonish(positions):
+    return [ad.json() if ad else None for ad in positions]
+
+
+def _video_ads():
+    if not ads_enabled_for(current_user):
+        return None
+    decided = video_page_ads(request.headers.get("Edge-IPCountry"), month_of(utcnow()))
+    return {slot: _jsonish(positions) for slot, positions in decided.items()}
 
 
 @bp.get("/account")

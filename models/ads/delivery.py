@@ -1,0 +1,137 @@
+"""Delivery: which direct ad (or network fallback) fills each position, decided on the
+server for a slot, country, month and viewer.
+
+Active reservations are cached per process for a few seconds under the delivery
+generation (delivery_cache), which approve, stop and expiry bump.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from models.ads import POSITIONS, delivery_cache
+from models.countries import usable_country
+from models.plans import plan_of
+from models.settings import get_settings
+from models.tables import AdReservation
+
+CACHE_SECONDS = 10
+MIDROLL_EVERY_HITS = 12  # 3 rows of 4, 4 rows of 3, 6 rows of 2: the same 12 results
+# Same-position direct ad displays per page.
+PAGE_LIMIT = 2
+
+
+@dataclass(frozen=True)
+class DirectAd:
+    reservation_id: str
+    slot: str
+    position: int
+    advertiser_name: str
+    image_url: str
+
+    def json(self) -> dict:
+        base = get_settings().public_base_url
+        return {
+            "reservationId": self.reservation_id,
+            "advertiserName": self.advertiser_name,
+            "imageUrl": self.image_url,
+            "clickUrl": f"{base}/api/ad-click/{self.reservation_id}",
+            "impressionUrl": f"{base}/api/ad-impression/{self.reservation_id}",
+        }
+
+
+_cache: dict[tuple, tuple[float, int, list[DirectAd]]] = {}
+_lock = threading.Lock()
+
+
+def _active(slot: str, country: str, month: str) -> list[DirectAd]:
+    """Active reservations of the slot and country covering the month, oldest first."""
+    rows = (
+        AdReservation.select(
+            AdReservation.id,
+            AdReservation.slot,
+            AdReservation.position,
+            AdReservation.advertiser_name,
+            AdReservation.image_url,
+        )
+        .where(
+            (AdReservation.slot == slot)
+            & (AdReservation.country == country)
+            & (AdReservation.status == "active")
+            & (AdReservation.start_month <= month)
+            & (AdReservation.end_month >= month)
+        )
+        .order_by(AdReservation.created_at, AdReservation.id)
+        .limit(len(POSITIONS))
+    )
+    return [DirectAd(r.id, r.slot_id, r.position, r.advertiser_name, r.image_url) for r in rows]
+
+
+def active_ads(slot: str, country: str, month: str) -> list[DirectAd]:
+    generation = delivery_cache.generation()
+    key = (slot, country, month)
+    now = time.monotonic()
+    if generation >= 0:
+        with _lock:
+            cached = _cache.get(key)
+        if cached and cached[1] == generation and now - cached[0] < CACHE_SECONDS:
+            return cached[2]
+    ads = _active(slot, country, month)
+    if generation >= 0:
+        with _lock:
+            _cache[key] = (now, generation, ads)
+    return ads
+
+
+def clear_process_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def ads_enabled_for(user) -> bool:
+    """Anonymous and free viewers see ads (direct and network); plus and pro see none."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return True
+    return plan_of(user.id) == "free"
+
+
+def assignment(slot: str, country_header: str | None, month: str) -> list[DirectAd | None]:
+    """Four positions: each active reservation at its own position, None (network
+    fallback) elsewhere; a stopped position leaves a gap, nothing moves up. An unusable
+    country (XX, T1, anything not among the 249 codes) gives four fallbacks."""
+    country = usable_country(country_header)
+    if country is None:
+        return [None] * len(POSITIONS)
+    by_position = {ad.position: ad for ad in active_ads(slot, country, month)}
+    return [by_position.get(position) for position in POSITIONS]
+
+
+@dataclass(frozen=True)
+class SearchPageAds:
+    """The ads of one /search page: direct ads for the bottom slot and the first
+    midroll firing (one display each per position, two in all), network fallback for
+    later firings; with zero hits, one row from the midroll slot and no bottom slot."""
+
+    midroll_first: list[DirectAd | None]
+    bottom: list[DirectAd | None] | None
+    zero_hits: bool
+
+    def midroll(self, firing: int) -> list[DirectAd | None]:
+        return self.midroll_first if firing == 1 else [None] * len(POSITIONS)
+
+
+def search_page_ads(country_header: str | None, month: str, hit_count: int) -> SearchPageAds:
+    midroll = assignment("search-result-midroll", country_header, month)
+    if hit_count == 0:
+        return SearchPageAds(midroll_first=midroll, bottom=None, zero_hits=True)
+    bottom = assignment("search-result-bottom", country_header, month)
+    return SearchPageAds(midroll_first=midroll, bottom=bottom, zero_hits=False)
+
+
+def video_page_ads(country_header: str | None, month: str) -> dict[str, list[DirectAd | None]]:
+    return {
+        slot: assignment(slot, country_header, month)
+        for slot in ("video-detail-below-player", "video-detail-below-subtitle")
+    }

@@ -1,0 +1,159 @@
+"""Reports on constructed data, against figures computed by hand."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, date, datetime
+
+import pytest
+
+from models.ads.reports import (
+    admin_report,
+    advertiser_reservation,
+    advertiser_reservations,
+    parse_range,
+)
+from models.errors import NotFound, ValidationError
+from models.tables import AdClickLog, AdImpressionDaily
+from tests.factories import make_reservation, make_user
+
+NOW = datetime(2027, 2, 10, 15, 0, tzinfo=UTC)
+
+
+def impressions(reservation, day, count, country="JP"):
+    AdImpressionDaily.create(
+        id=str(uuid.uuid4()),
+        ad_reservation=reservation,
+        date=day,
+        country=country,
+        impressions=count,
+    )
+
+
+def click(reservation, at):
+    AdClickLog.create(id=str(uuid.uuid4()), ad_reservation=reservation, country="JP", created_at=at)
+
+
+@pytest.fixture
+def owner():
+    return make_user()
+
+
+def test_the_advertiser_list_has_days_left_ended_and_ctr(owner):
+    running = make_reservation(owner, start_month="2027-01", end_month="2027-03", status="active")
+    ended = make_reservation(
+        owner, start_month="2026-11", end_month="2027-01", status="expired", position=2
+    )
+    impressions(running, "2027-02-01", 200)
+    impressions(running, "2027-02-02", 50, country="unknown")
+    click(running, "2027-02-01T10:00:00.000Z")
+    click(running, "2027-02-02T23:59:59.999Z")
+    make_reservation(make_user(), position=4)  # someone else's
+    rows = {r["id"]: r for r in advertiser_reservations(owner.id, now=NOW)}
+    assert set(rows) == {running.id, ended.id}
+    # Feb 10 .. Mar 31, today included: 19 + 31 days.
+    assert (rows[running.id]["daysLeft"], rows[running.id]["ended"]) == (50, False)
+    assert (rows[running.id]["impressions"], rows[running.id]["clicks"]) == (250, 2)
+    assert rows[running.id]["ctr"] == pytest.approx(0.008)
+    assert (rows[ended.id]["daysLeft"], rows[ended.id]["ended"]) == (0, True)
+    assert rows[ended.id]["ctr"] is None
+
+
+def test_the_last_day_still_counts_as_a_day_left(owner):
+    reservation = make_reservation(owner, start_month="2027-02", end_month="2027-02")
+    last = datetime(2027, 2, 28, 23, 0, tzinfo=UTC)
+    [row] = advertiser_reservations(owner.id, now=last)
+    assert (row["daysLeft"], row["ended"]) == (1, False)
+    [after] = advertiser_reservations(owner.id, now=datetime(2027, 3, 1, tzinfo=UTC))
+    assert (after["daysLeft"], after["ended"]) == (0, True)
+    assert reservation.id == row["id"]
+
+
+def test_the_detail_has_a_daily_series_over_the_whole_period(owner):
+    reservation = make_reservation(
+        owner,
+        start_month="2027-01",
+        end_month="2027-02",
+        image_url="/uploads/a.png",
+        advertiser_name="名前",
+        redirect_url="https://example.jp/",
+    )
+    impressions(reservation, "2027-01-01", 10)
+    impressions(reservation, "2027-01-01", 5, country="US")
+    impressions(reservation, "2027-02-28", 7)
+    click(reservation, "2027-01-01T00:00:00.000Z")
+    click(reservation, "2027-03-01T00:00:00.000Z")  # after the period
+    detail = advertiser_reservation(owner.id, reservation.id, now=NOW)
+    daily = detail["daily"]
+    assert len(daily) == 31 + 28
+    assert (daily[0]["date"], daily[-1]["date"]) == ("2027-01-01", "2027-02-28")
+    assert daily[0] == {"date": "2027-01-01", "impressions": 15, "clicks": 1}
+    assert daily[-1] == {"date": "2027-02-28", "impressions": 7, "clicks": 0}
+    assert sum(d["impressions"] for d in daily) == 22
+    assert detail["preview"] == {
+        "imageUrl": "/uploads/a.png",
+        "advertiserName": "名前",
+        "redirectUrl": "https://example.jp/",
+    }
+    with pytest.raises(NotFound):
+        advertiser_reservation(make_user().id, reservation.id)
+
+
+def test_the_admin_report_by_hand():
+    inside = make_reservation(start_month="2027-01", end_month="2027-01", status="active")
+    stopped = make_reservation(
+        start_month="2026-12", end_month="2027-02", status="stopped", position=2
+    )
+    outside = make_reservation(start_month="2027-03", end_month="2027-03", position=3)
+    impressions(inside, "2027-01-09", 99)  # the day before the range
+    impressions(inside, "2027-01-10", 100)  # first day
+    impressions(inside, "2027-01-20", 300)  # last day
+    impressions(stopped, "2027-01-15", 40)
+    impressions(outside, "2027-01-15", 1000)  # not a reservation of the range's months
+    click(inside, "2027-01-09T23:59:59.999Z")  # before the start
+    click(inside, "2027-01-10T00:00:00.000Z")  # the very start
+    click(inside, "2027-01-20T23:59:59.000Z")  # the very end
+    click(inside, "2027-01-21T00:00:00.000Z")  # after the end
+    click(stopped, "2027-01-15T12:00:00.000Z")
+    report = admin_report(date(2027, 1, 10), date(2027, 1, 20))
+    rows = {r["id"]: r for r in report["reservations"]}
+    assert set(rows) == {inside.id, stopped.id}
+    assert (rows[inside.id]["impressions"], rows[inside.id]["clicks"]) == (400, 2)
+    assert rows[inside.id]["ctr"] == pytest.approx(0.005)
+    assert (
+        rows[stopped.id]["impressions"],
+        rows[stopped.id]["clicks"],
+        rows[stopped.id]["status"],
+    ) == (40, 1, "stopped")
+    assert report["totals"] == {"impressions": 440, "clicks": 3, "ctr": pytest.approx(3 / 440)}
+    assert report["dailyTrend"] == [
+        {"date": "2027-01-10", "impressions": 100, "clicks": 1},
+        {"date": "2027-01-15", "impressions": 40, "clicks": 1},
+        {"date": "2027-01-20", "impressions": 300, "clicks": 1},
+    ]
+    assert (report["startDate"], report["endDate"]) == ("2027-01-10", "2027-01-20")
+
+
+def test_an_empty_report():
+    report = admin_report(date(2030, 1, 1), date(2030, 1, 31))
+    assert report["reservations"] == [] and report["dailyTrend"] == []
+    assert report["totals"] == {"impressions": 0, "clicks": 0, "ctr": None}
+
+
+def test_the_default_range_is_the_past_30_days_including_today():
+    assert parse_range(None, None, now=NOW) == (date(2027, 1, 12), date(2027, 2, 10))
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "field"),
+    [
+        ("2027-02-10", "2027-02-01", "startDate"),
+        ("2027-2-1", None, "startDate"),
+        (None, "tomorrow", "endDate"),
+        ("2027-02-30", None, "startDate"),
+    ],
+)
+def test_bad_ranges_are_refused(start, end, field):
+    with pytest.raises(ValidationError) as error:
+        parse_range(start, end, now=NOW)
+    assert field in error.value.fields
