@@ -32,10 +32,11 @@ GPS_LATITUDE_REF = 1
 # --- helpers ------------------------------------------------------------------------------
 
 
-def picture(width=1280, height=720, mode="RGB") -> Image.Image:
-    """A picture with some content (a gradient and a block), not a flat colour."""
-    image = Image.linear_gradient("L").resize((width, height)).convert(mode)
-    image.paste(Image.new(mode, (width // 4, height // 4), "red" if mode != "L" else 90), (8, 8))
+def picture(width=1280, height=720) -> Image.Image:
+    """A picture with some content, not a flat colour: a grey gradient from black at the
+    top to white at the bottom, and a red block in the top-left corner."""
+    image = Image.linear_gradient("L").resize((width, height)).convert("RGB")
+    image.paste(Image.new("RGB", (width // 4, height // 4), "red"), (8, 8))
     return image
 
 

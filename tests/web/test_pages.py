@@ -71,3 +71,24 @@ def test_purchase_form_and_admin_pages_render(client, app):
     sign_in(admin, make_admin())
     assert "タイムライン" in admin.get("/admin/ads").get_data(as_text=True)
     assert "広告の売上" in admin.get("/admin/revenue").get_data(as_text=True)
+
+
+def test_advertiser_and_report_pages(client, app):
+    from tests.factories import make_admin, make_reservation
+
+    owner = make_user()
+    reservation = make_reservation(owner, status="active")
+    sign_in(client, owner)
+    listing = client.get("/ads").get_data(as_text=True)
+    assert f'data-reservation-id="{reservation.id}"' in listing
+    detail = client.get(f"/ads/{reservation.id}").get_data(as_text=True)
+    assert "<svg" in detail and "プレビュー" in detail
+    other = app.test_client()
+    sign_in(other, make_user())
+    assert other.get(f"/ads/{reservation.id}").status_code == 404
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    report = admin.get("/admin/ads/report?startDate=2027-01-01&endDate=2027-01-31")
+    assert report.status_code == 200
+    assert reservation.advertiser_name in report.get_data(as_text=True)
+    assert admin.get("/admin/ads/report?startDate=2027-02-01&endDate=2027-01-01").status_code == 400

@@ -38,6 +38,26 @@ def ads():
     )
 
 
+@bp.get("/ads/report")
+def ads_report():
+    from flask import request
+
+    from models.ads import reports
+    from models.errors import ValidationError
+    from web.charts import daily_lines
+
+    try:
+        start, end = reports.parse_range(request.args.get("startDate"), request.args.get("endDate"))
+    except ValidationError as error:
+        return render_template(
+            "error.html", status=400, message="; ".join(error.fields.values())
+        ), 400
+    report = reports.admin_report(start, end)
+    return render_template(
+        "admin/report.html", report=report, chart=daily_lines(report["dailyTrend"])
+    )
+
+
 @bp.get("/revenue")
 def revenue():
     from models.ads import admin as ads_admin

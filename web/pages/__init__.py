@@ -105,6 +105,42 @@ def new_ad():
     )
 
 
+STATUS_LABELS = {
+    "pending_review": "審査待ち",
+    "active": "配信中",
+    "stopped": "停止",
+    "expired": "終了",
+}
+
+
+@bp.get("/ads")
+@login_required
+def own_ads():
+    from models.ads.reports import advertiser_reservations
+
+    return render_template(
+        "ads/list.html",
+        status_labels=STATUS_LABELS,
+        reservations=advertiser_reservations(current_user.id),
+    )
+
+
+@bp.get("/ads/<reservation_id>")
+@login_required
+def own_ad(reservation_id):
+    from models.ads.reports import advertiser_reservation
+    from web.charts import daily_lines
+
+    report = advertiser_reservation(current_user.id, reservation_id)
+    return render_template(
+        "ads/detail.html",
+        r=report,
+        status_labels=STATUS_LABELS,
+        chart=daily_lines(report["daily"]),
+        paid=request.args.get("paid"),
+    )
+
+
 @bp.get("/uploads/<name>")
 def uploaded(name):
     """Ad images, as stored (re-encoded) by the upload."""

@@ -1,0 +1,59 @@
+"""Headless Chromium (Debian's package) driven by Playwright, for what only a browser shows."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlsplit
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+REAL_BROWSER_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/130.0.0.0 Safari/537.36"
+)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"Chromium is needed at {CHROMIUM} (apt-get install chromium; see README)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    context = browser.new_context(
+        viewport={"width": 1000, "height": 700},
+        user_agent=REAL_BROWSER_UA,
+        extra_http_headers={"Edge-IPCountry": "JP", "Accept-Language": "ja"},
+    )
+    local = urlsplit(site).netloc
+
+    def only_this_site(route):
+        # Nothing leaves the machine: the player's iframe and the like are refused.
+        if urlsplit(route.request.url).netloc == local:
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", only_this_site)
+    page = context.new_page()
+    yield page
+    context.close()

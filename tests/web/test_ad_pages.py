@@ -1,0 +1,102 @@
+"""Ads on the pages: the /search page limit, zero hits, the video page, the audience."""
+
+from __future__ import annotations
+
+import pytest
+
+from models import ingest
+from models.ads.delivery import clear_process_cache
+from models.ads.months import month_of
+from models.ads.reservations import approve
+from models.clock import utcnow
+from tests.factories import make_reservation, make_subscription, make_user, sign_in
+from tests.fakes.platform_files import manual
+
+CH = "UCadpagesadpagesadpages1"
+MONTH = month_of(utcnow())
+JP = {"Edge-IPCountry": "JP"}
+
+
+@pytest.fixture
+def page_with_hits(platform_files):
+    ids = [f"ramen{n:06d}" for n in range(30)]
+    platform_files.channel(CH, ids)
+    for video_id in ids:
+        platform_files.video(video_id, CH, manual("ラーメンを食べました。"))
+    ingest.import_channel(CH)
+    for video_id in ids:
+        ingest.fetch_subtitles(video_id)
+    clear_process_cache()
+
+
+def live(slot, position=1, name="広告主"):
+    reservation = make_reservation(
+        slot=slot,
+        position=position,
+        start_month=MONTH,
+        end_month=MONTH,
+        payment_intent_id="pi",
+        advertiser_name=name,
+    )
+    approve(reservation.id)
+    return reservation
+
+
+def test_the_bottom_slot_and_the_first_midroll_show_direct_ads_later_firings_do_not(
+    client, page_with_hits
+):
+    mid = live("search-result-midroll", name="中ほど")
+    bottom = live("search-result-bottom", name="下")
+    html = client.get("/search?q=ラーメン&perPage=30&target=subtitle", headers=JP).get_data(
+        as_text=True
+    )
+    assert html.count('data-ad-slot="search-result-midroll"') == 2  # after 12 and 24 hits
+    assert html.count(f'data-reservation-id="{mid.id}"') == 1
+    assert html.count(f'data-reservation-id="{bottom.id}"') == 1
+    assert html.count('data-network-slot="search-result-midroll"') == 3 + 4
+    assert html.index('data-ad-slot="search-result-bottom"') < html.index('class="pagination"')
+    assert "広告" in html and "ads.js" in html
+
+
+def test_zero_hits_show_one_midroll_row_and_no_bottom_slot(client, page_with_hits):
+    mid = live("search-result-midroll")
+    live("search-result-bottom", name="下")
+    html = client.get("/search?q=存在しない", headers=JP).get_data(as_text=True)
+    assert 'class="ad-slot ad-row" data-ad-slot="search-result-midroll"' in html
+    assert f'data-reservation-id="{mid.id}"' in html
+    assert 'data-ad-slot="search-result-bottom"' not in html
+
+
+def test_an_unusable_country_shows_only_the_network(client, page_with_hits):
+    mid = live("search-result-midroll")
+    html = client.get("/search?q=ラーメン", headers={"Edge-IPCountry": "XX"}).get_data(as_text=True)
+    assert f'data-reservation-id="{mid.id}"' not in html
+    assert 'data-network-slot="search-result-midroll"' in html
+
+
+@pytest.mark.parametrize(("plan", "shown"), [(None, True), ("plus", False), ("pro", False)])
+def test_paying_viewers_see_no_ads_at_all(client, page_with_hits, plan, shown):
+    live("search-result-bottom")
+    user = make_user()
+    if plan:
+        make_subscription(user, plan=plan)
+    sign_in(client, user)
+    html = client.get("/search?q=ラーメン", headers=JP).get_data(as_text=True)
+    assert ("ad-slot" in html) is shown
+
+
+def test_the_video_page_has_its_two_slots(client, page_with_hits):
+    below_player = live("video-detail-below-player", name="プレイヤー下")
+    html = client.get("/videos/ramen000001", headers=JP).get_data(as_text=True)
+    assert html.count('data-ad-slot="video-detail-below-player"') == 1
+    assert html.count('data-ad-slot="video-detail-below-subtitle"') == 1
+    assert f'data-reservation-id="{below_player.id}"' in html
+    assert html.index("video-detail-below-player") < html.index('class="subtitles"')
+
+
+def test_english_readers_see_advertisement(client, page_with_hits):
+    live("video-detail-below-player")
+    html = client.get(
+        "/videos/ramen000001", headers={**JP, "Accept-Language": "en-US,en;q=0.9"}
+    ).get_data(as_text=True)
+    assert "Advertisement" in html
