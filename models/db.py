@@ -18,6 +18,18 @@ SQLITE_PRAGMAS = {
 }
 
 
+# Connections are opened and closed per request and per message; the pool makes that
+# cheap (a closed connection goes back to the pool, set up and ready).
+POOL = {"max_connections": 64, "stale_timeout": 300}
+
+
+def _pooled(url: str) -> str:
+    scheme, rest = url.split("://", 1)
+    if "+" in scheme or url == "sqlite:///:memory:":
+        return url
+    return f"{scheme}+pool://{rest}"
+
+
 def open_database(url: str):
     """Build (not connect) the database for a peewee `db_url`."""
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
@@ -25,8 +37,11 @@ def open_database(url: str):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     if url.startswith("sqlite"):
         # The busy timeout is also the driver's timeout so a waiting writer retries.
-        return connect_url(url, pragmas=SQLITE_PRAGMAS, timeout=10)
-    return connect_url(url, autoconnect=True)
+        # A pooled connection may be taken by another thread later (one at a time).
+        return connect_url(
+            _pooled(url), pragmas=SQLITE_PRAGMAS, timeout=10, check_same_thread=False, **POOL
+        )
+    return connect_url(_pooled(url), autoconnect=True, **POOL)
 
 
 def init_db(url: str):

@@ -25,7 +25,10 @@ LATIN_WORD_CHAR = r"[0-9a-z\u00c0-\u024f]"
 
 
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC and case folding, without invisible format characters (zero-width spaces,
+    soft hyphens, joiners), which would otherwise hide a word inside another."""
+    visible = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return unicodedata.normalize("NFKC", visible).casefold()
 
 
 def _contains(folded: str, word: str) -> bool:
@@ -44,7 +47,7 @@ def advertiser_name_problem(name, service_names: tuple[str, ...]) -> str | None:
         return "required"
     if LINE_BREAKS.search(name):
         return "must be a single line"
-    if len(name.strip()) > MAX_NAME_LENGTH:
+    if len(unicodedata.normalize("NFC", name.strip())) > MAX_NAME_LENGTH:
         return f"at most {MAX_NAME_LENGTH} characters"
     folded = _fold(name)
     if any(_contains(folded, label) for label in AD_LABELS):

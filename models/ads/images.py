@@ -99,6 +99,10 @@ def _decode(data: bytes) -> Image.Image:
             Image.DecompressionBombWarning,
         ):
             raise ValidationError(fields={"file": "not a readable image"}) from None
+    if image.format == "MPO":
+        # Phones write JPEGs with extra frames (depth, gain maps): keep the photo.
+        image.seek(0)
+        image.format = "JPEG"
     if image.format not in FORMATS:
         raise ValidationError(fields={"file": "must be a JPG, PNG or WebP image"})
     return image
@@ -108,18 +112,31 @@ def _reencode(image: Image.Image) -> bytes:
     """The pixels only: EXIF, ICC text chunks, comments and the like are dropped; the
     EXIF orientation is applied first so the picture still shows the right way up."""
     source_format = image.format
+    transparency = image.info.get("transparency")
     image = ImageOps.exif_transpose(image)
     # Pillow's writers copy some of `info` (a JPEG comment, ICC and XMP data) into the
-    # new file: start from none of it.
+    # new file: start from none of it. Transparency is pixels, not metadata: kept.
     image.info = {}
+    if image.mode.startswith("I"):
+        # 16-bit grey: scale to 8 bits rather than clip everything above 255 to white.
+        image = image.convert("I").point(lambda v: v / 257).convert("L")
+    if transparency is not None and image.mode in ("P", "L", "RGB"):
+        image.info["transparency"] = transparency
+        image = image.convert("RGBA") if source_format != "PNG" else image
     out = io.BytesIO()
     if source_format == "JPEG":
         image.convert("RGB").save(out, "JPEG", quality=90, optimize=True)
     elif source_format == "PNG":
         mode = image.mode if image.mode in ("RGB", "RGBA", "L", "LA", "P") else "RGBA"
-        image.convert(mode).save(out, "PNG", optimize=True)
+        image = image.convert(mode)
+        extra = (
+            {"transparency": transparency}
+            if transparency is not None and mode in ("P", "L", "RGB")
+            else {}
+        )
+        image.save(out, "PNG", optimize=True, **extra)
     else:
-        mode = "RGBA" if "A" in image.getbands() else "RGB"
+        mode = "RGBA" if "A" in image.getbands() or "transparency" in image.info else "RGB"
         image.convert(mode).save(out, "WEBP", quality=90)
     return out.getvalue()
 

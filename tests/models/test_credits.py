@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import threading
 from datetime import timedelta
 
 import pytest
@@ -22,6 +21,7 @@ from models.credits import (
 )
 from models.errors import NotFound
 from models.tables import User, UserVideoAccess
+from tests.concurrency import at_once
 from tests.factories import make_admin, make_subscription, make_user, make_video
 
 
@@ -104,24 +104,9 @@ def test_re_unlock_after_expiry_overwrites_credits_extends_and_keeps_created_at(
 def test_twenty_concurrent_unlocks_spend_exactly_what_there_is():
     user = make_user(credit_balance=3, bonus_credit=2)  # credits for 5
     videos = [make_video(duration_seconds=300) for _ in range(20)]
-    outcomes = []
-    barrier = threading.Barrier(20)
-
-    def unlock(video):
-        barrier.wait()
-        try:
-            unlock_video(user.id, video.id)
-            outcomes.append("ok")
-        except InsufficientCredits:
-            outcomes.append("refused")
-
-    threads = [threading.Thread(target=unlock, args=(v,)) for v in videos]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert outcomes.count("ok") == 5
-    assert outcomes.count("refused") == 15
+    outcomes = at_once(lambda video: unlock_video(user.id, video.id), videos)
+    assert sum(not isinstance(o, Exception) for o in outcomes) == 5
+    assert sum(isinstance(o, InsufficientCredits) for o in outcomes) == 15
     assert balances(user) == (0, 0)
     assert UserVideoAccess.select().count() == 5
 
@@ -202,23 +187,14 @@ def test_a_consumption_during_the_reset_is_neither_lost_nor_counted_twice():
     user = make_user(credit_balance=10)
     videos = [make_video(duration_seconds=300) for _ in range(10)]
     done = []
-    barrier = threading.Barrier(2)
 
     def consume():
-        barrier.wait()
         for video in videos:
             unlock_video(user.id, video.id)
             done.append(video.id)
 
-    def reset():
-        barrier.wait()
-        monthly_reset()
-
-    threads = [threading.Thread(target=consume), threading.Thread(target=reset)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = at_once(lambda work: work(), [consume, monthly_reset])
+    assert not [o for o in outcomes if isinstance(o, Exception)]
     assert len(done) == 10
     assert UserVideoAccess.select().count() == 10
     balance, bonus = balances(user)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import threading
-
 import pytest
 
 from models.clock import now_iso
@@ -18,6 +15,7 @@ from models.referrals import (
     pay_referral_reward,
 )
 from models.tables import User
+from tests.concurrency import at_once
 from tests.factories import make_subscription, make_user
 
 
@@ -68,19 +66,9 @@ def test_a_lapsed_subscription_does_not_block_a_claim():
 def test_concurrent_claims_set_one_referrer():
     user = make_user()
     referrers = [make_user() for _ in range(10)]
-    barrier = threading.Barrier(10)
-    won = []
-
-    def claim(referrer):
-        barrier.wait()
-        with contextlib.suppress(AlreadyReferred):
-            won.append(claim_referral(user.id, referrer.referral_code))
-
-    threads = [threading.Thread(target=claim, args=(r,)) for r in referrers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = at_once(lambda r: claim_referral(user.id, r.referral_code), referrers)
+    won = [o for o in outcomes if isinstance(o, str)]
+    assert all(isinstance(o, (str, AlreadyReferred)) for o in outcomes)
     assert len(won) == 1
     assert User.get_by_id(user.id).referred_by_id == won[0]
 
@@ -104,19 +92,8 @@ def test_no_referrer_no_reward():
 def test_twenty_concurrent_rewards_pay_once():
     referrer, user = make_user(), make_user()
     claim_referral(user.id, referrer.referral_code)
-    barrier = threading.Barrier(20)
-    paid = []
-
-    def reward():
-        barrier.wait()
-        paid.append(pay_referral_reward(user.id))
-
-    threads = [threading.Thread(target=reward) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert paid.count(True) == 1
+    paid = at_once(lambda _: pay_referral_reward(user.id), range(20))
+    assert paid.count(True) == 1 and paid.count(False) == 19
     assert User.get_by_id(user.id).bonus_credit == 100
     assert User.get_by_id(referrer.id).bonus_credit == 100
 

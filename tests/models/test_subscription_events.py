@@ -3,14 +3,13 @@ period, the reward on completion, free again on deletion."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from models.billing import apply_subscription_event
 from models.payments import get_provider
 from models.referrals import claim_referral
 from models.tables import Subscription, User
+from tests.concurrency import at_once
 from tests.factories import make_user
 
 
@@ -132,22 +131,8 @@ def test_twenty_concurrent_completions_pay_each_side_once(user):
     referrer = make_user()
     claim_referral(user.id, referrer.referral_code)
     sub = subscribe(user)
-    barrier = threading.Barrier(20)
-    errors = []
-
-    def complete():
-        barrier.wait()
-        try:
-            apply_subscription_event("complete", sub, user.id)
-        except Exception as error:  # surfaced below
-            errors.append(error)
-
-    threads = [threading.Thread(target=complete) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    outcomes = at_once(lambda _: apply_subscription_event("complete", sub, user.id), range(20))
+    assert [o for o in outcomes if isinstance(o, Exception)] == []
     assert User.get_by_id(user.id).bonus_credit == 100
     assert User.get_by_id(referrer.id).bonus_credit == 100
     assert balance(user) == 500

@@ -443,6 +443,87 @@ def test_the_reported_size_is_that_of_the_stored_rotated_image(client, user, set
     assert (body["width"], body["height"]) == stored.size
 
 
+def test_a_picture_under_640x360_as_shown_is_refused_even_if_its_pixels_are_not(client, user):
+    # Given 640x360 pixels with "rotate 90" (orientation 6): people would see 360x640
+    exif = Image.Exif()
+    exif[EXIF_ORIENTATION] = 6
+    data = encode(picture(640, 360), "JPEG", exif=exif)
+    # When it is uploaded
+    response = post_file(client, data, filename="photo.jpg")
+    # Then it is too narrow
+    assert response.status_code == 400
+    assert field_error(response) == {"file": "at least 640 x 360 px"}
+
+
+# --- pixels are kept -----------------------------------------------------------------------------
+
+
+def half_transparent() -> Image.Image:
+    """Red on the right half, fully transparent on the left half."""
+    image = Image.new("RGBA", (1280, 720), (255, 0, 0, 255))
+    image.paste((0, 0, 0, 0), (0, 0, 640, 720))
+    return image
+
+
+def alpha_at(image: Image.Image, xy) -> int:
+    return image.convert("RGBA").getpixel(xy)[3]
+
+
+@pytest.mark.parametrize(("fmt", "options"), [("PNG", {}), ("WEBP", {"lossless": True})])
+def test_an_alpha_channel_is_kept(client, user, settings, fmt, options):
+    # Given an image with an alpha channel, transparent on its left half
+    data = encode(half_transparent(), fmt, **options)
+    # When it is uploaded
+    body = post_file(client, data, filename=f"ad.{EXTENSION[fmt]}").get_json()
+    # Then the stored image is still transparent there, and opaque elsewhere
+    stored = stored_image(settings, body)
+    assert alpha_at(stored, (10, 10)) == 0
+    assert alpha_at(stored, (1000, 10)) == 255
+
+
+@pytest.mark.parametrize("mode", ["P", "RGB"])
+def test_a_png_transparent_colour_is_kept(client, user, settings, mode):
+    # Given a PNG whose transparency is a tRNS colour, not an alpha channel (a palette
+    # PNG as pngquant or TinyPNG make them, or an RGB one with a key colour)
+    image = Image.new("RGB", (1280, 720), (255, 0, 0))
+    image.paste((0, 255, 0), (0, 0, 640, 720))
+    if mode == "P":
+        image = image.convert("P", palette=Image.Palette.ADAPTIVE, colors=2)
+        key = image.getpixel((10, 10))
+    else:
+        key = (0, 255, 0)
+    data = encode(image, "PNG", transparency=key)
+    assert alpha_at(Image.open(io.BytesIO(data)), (10, 10)) == 0
+    # When it is uploaded
+    body = post_file(client, data).get_json()
+    # Then the left half is still transparent
+    stored = stored_image(settings, body)
+    assert alpha_at(stored, (10, 10)) == 0
+    assert alpha_at(stored, (1000, 10)) == 255
+
+
+def test_a_16_bit_greyscale_png_keeps_its_grey_levels(client, user, settings):
+    # Given a 16-bit greyscale PNG of mid grey (32768 of 65535)
+    data = encode(Image.new("I;16", (1280, 720), 32768), "PNG")
+    # When it is uploaded
+    body = post_file(client, data).get_json()
+    # Then it is still mid grey, not white
+    red, green, blue = stored_image(settings, body).convert("RGB").getpixel((10, 10))
+    assert 120 <= red <= 136
+    assert red == green == blue
+
+
+def test_a_jpeg_with_an_mpf_index_is_accepted_as_a_jpeg(client, user):
+    # Given a JPEG carrying a second picture behind an MPF index (served as image/jpeg)
+    data = encode(picture(), "MPO", save_all=True, append_images=[picture(640, 360)])
+    assert data[:3] == b"\xff\xd8\xff"
+    # When it is uploaded
+    response = post_file(client, data, filename="IMG_0001.jpg", mimetype="image/jpeg")
+    # Then it is stored as a JPEG
+    assert response.status_code == 201
+    assert response.get_json()["format"] == "jpg"
+
+
 # --- names ---------------------------------------------------------------------------------------
 
 

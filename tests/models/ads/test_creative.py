@@ -113,6 +113,19 @@ def test_an_ad_label_is_refused(name):
 
 @pytest.mark.parametrize(
     "name",
+    [
+        "広\u200b告",  # ZERO WIDTH SPACE: shows as 広告
+        "A\u200dD",  # ZERO WIDTH JOINER: shows as AD
+        "Spon\u00adsored",  # SOFT HYPHEN: shows as Sponsored
+        "P\u2060R",  # WORD JOINER: shows as PR
+    ],
+)
+def test_an_ad_label_split_by_an_invisible_character_is_refused(name):
+    assert name_problem(name) == AD_LABEL
+
+
+@pytest.mark.parametrize(
+    "name",
     ["ADVANCE", "Adobe", "PRIME", "Sprout", "Madrid", "Spring", "Broad Road", "Upright"],
 )
 def test_a_word_that_merely_contains_the_letters_is_accepted(name):

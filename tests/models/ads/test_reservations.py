@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import urllib.parse
 from datetime import UTC, datetime, timedelta
 
@@ -26,6 +25,7 @@ from models.errors import NotFound, ValidationError
 from models.payments import get_provider
 from models.payments.local_engine import LocalCheckoutSession
 from models.tables import AdCheckout, AdReservation, AdvertiserProfile
+from tests.concurrency import at_once
 from tests.factories import make_profile, make_upload, make_user
 
 NEXT = add_months(month_of(utcnow()), 1)
@@ -197,21 +197,9 @@ def test_twenty_concurrent_buyers_for_the_last_position_get_one_reservation():
     for _ in range(20):
         user = make_user()
         buyers.append((user, make_profile(user), make_upload(user)))
-    barrier = threading.Barrier(20)
-    won, full = [], []
-
-    def attempt(b):
-        barrier.wait()
-        try:
-            won.append(reserve(b[0].id, order(b))[0])
-        except SlotFull:
-            full.append(b)
-
-    threads = [threading.Thread(target=attempt, args=(b,)) for b in buyers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = at_once(lambda b: reserve(b[0].id, order(b))[0], buyers)
+    won = [o for o in outcomes if isinstance(o, AdReservation)]
+    full = [o for o in outcomes if isinstance(o, SlotFull)]
     assert len(won) == 1 and len(full) == 19
     assert won[0].position == 4
     assert AdReservation.select().count() == 4

@@ -1,0 +1,313 @@
+"""Benchmark of ad delivery and measurement, on loopback, bounded in time.
+
+Runs the web front under gunicorn (2 workers) and one Dramatiq worker process on a
+throwaway SQLite database, then prints:
+
+- requests/s and p99 of /api/ads/serve, /api/ad-click/{id} and /api/ad-impression/{id},
+  each also as a ratio of a trivial JSON endpoint (/api/ping) measured in the same run
+  (targets: serve >= 0.7, click and impression >= 0.6);
+- the worker's impression drain rate (target >= 1,000/s) and a check that the counted
+  total equals the accepted requests (zero lost, zero double-counted);
+- the admin report's time for a 30-day range over 1M impression rows and 5M click rows
+  (target < 0.5 s).
+
+    .venv/bin/python bench/ads.py [--seconds 6] [--clients 16] [--skip-report]
+
+Needs a Redis on 127.0.0.1:6379 (it uses database 13 and empties it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+REDIS_URL = "redis://127.0.0.1:6379/13"
+BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/130.0 Safari/537.36"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def environment(folder: Path, port: int) -> dict:
+    return {
+        **os.environ,
+        "APP_ENV": "development",
+        "SECRET_KEY": "bench",
+        "DATABASE_URL": f"sqlite:///{folder / 'bench.db'}",
+        "REDIS_URL": REDIS_URL,
+        "SEARCH_EMBEDDED_PATH": str(folder / "search.db"),
+        "UPLOAD_DIR": str(folder / "uploads"),
+        "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "QUEUE_BROKER": "redis",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def prepare(env: dict) -> str:
+    """Migrate, and create one active JP reservation for this month; returns its id."""
+    os.environ.update(env)
+    from models import migrations
+    from models.ads.months import month_of
+    from models.clock import utcnow
+    from models.db import init_db
+    from models.settings import load_settings, use_settings
+    from models.tables import AdReservation, AdvertiserProfile
+    from models.users import create_user
+
+    use_settings(load_settings(read_dotenv=False))
+    init_db(env["DATABASE_URL"])
+    migrations.upgrade()
+    user = create_user(email="bench@example.jp", name="bench")
+    profile = AdvertiserProfile.create(
+        id="bench-profile", user=user, business_legal_name="ベンチ株式会社",
+        business_address="東京都", contact_name="ベンチ", contact_email="bench@example.jp",
+        business_category="other",
+    )
+    month = month_of(utcnow())
+    reservation = AdReservation.create(
+        id="bench-reservation", user=user, slot="video-detail-below-player", position=1,
+        country="JP", start_month=month, end_month=month, advertiser_name="ベンチ",
+        image_url="/uploads/bench.png", redirect_url="https://example.jp/",
+        advertiser_profile=profile, status="active", payment_intent_id="pi_bench",
+        **{f: getattr(profile, f) for f in ("business_legal_name", "business_address",
+                                            "contact_name", "contact_email",
+                                            "business_category")},
+    )
+    return reservation.id
+
+
+def wait_for(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/api/ping")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the web front did not start")
+
+
+def load(port: int, method: str, path: str, seconds: float, clients: int, expect: int):
+    """Hammer one endpoint from `clients` threads for `seconds`; (count, rps, p99 ms,
+    count of answers with the expected status)."""
+    latencies: list[float] = []
+    ok = [0]
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def client():
+        mine, good = [], 0
+        while time.monotonic() < stop_at:
+            started = time.perf_counter()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request(method, path, headers={"User-Agent": BROWSER, "Edge-IPCountry": "JP"})
+            response = conn.getresponse()
+            response.read()
+            conn.close()
+            mine.append((time.perf_counter() - started) * 1000)
+            good += response.status == expect
+        with lock:
+            latencies.extend(mine)
+            ok[0] += good
+
+    began = time.monotonic()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    p99 = statistics.quantiles(latencies, n=100)[98] if len(latencies) > 100 else max(latencies)
+    return len(latencies), len(latencies) / elapsed, p99, ok[0]
+
+
+def counted_impressions(reservation_id: str) -> int:
+    from peewee import fn
+
+    from models.tables import AdImpressionDaily
+
+    total = (
+        AdImpressionDaily.select(fn.SUM(AdImpressionDaily.impressions))
+        .where(AdImpressionDaily.ad_reservation == reservation_id)
+        .scalar()
+    )
+    return int(total or 0)
+
+
+def start_worker(env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "dramatiq", "tasks", "--processes", "1", "--threads", "4"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def run_http(seconds: float, clients: int) -> None:
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    with tempfile.TemporaryDirectory(prefix="subsearch-bench-ads-") as tmp:
+        folder = Path(tmp)
+        port = free_port()
+        env = environment(folder, port)
+        reservation = prepare(env)
+        web = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind",
+             f"127.0.0.1:{port}", "--log-level", "warning", "web.wsgi:app"],
+            cwd=ROOT, env=env,
+        )
+        worker = start_worker(env)
+        try:
+            wait_for(port)
+            runs = {
+                "trivial /api/ping": ("GET", "/api/ping", 200),
+                "/api/ads/serve": ("GET", "/api/ads/serve?slot=video-detail-below-player"
+                                   "&country=JP", 200),
+                "/api/ad-click/{id}": ("GET", f"/api/ad-click/{reservation}", 302),
+            }
+            results = {}
+            for name, (method, path, expect) in runs.items():
+                results[name] = load(port, method, path, seconds, clients, expect)
+            # Impressions pile up while the worker is stopped, then it drains them.
+            stop(worker)
+            results["/api/ad-impression/{id}"] = load(
+                port, "POST", f"/api/ad-impression/{reservation}", seconds, clients, 202
+            )
+            accepted = results["/api/ad-impression/{id}"][3]
+            worker = start_worker(env)
+            drain = measure_drain(reservation, accepted)
+        finally:
+            stop(worker)
+            stop(web)
+
+    base = results["trivial /api/ping"][1]
+    targets = {"/api/ads/serve": 0.7, "/api/ad-click/{id}": 0.6, "/api/ad-impression/{id}": 0.6}
+    print(f"\n{'endpoint':<26} {'requests':>9} {'req/s':>9} {'p99 ms':>8} {'ratio':>7}  target")
+    for name, (count, rps, p99, _) in results.items():
+        target = targets.get(name)
+        ratio = rps / base
+        verdict = "" if target is None else (
+            f">= {target} {'meets' if ratio >= target else 'MISSES'}"
+        )
+        print(f"{name:<26} {count:>9,} {rps:>9.0f} {p99:>8.1f} {ratio:>7.2f}  {verdict}")
+    rate, counted, elapsed = drain
+    print(f"\nimpression drain: {counted:,} counted in {elapsed:.2f} s = {rate:,.0f}/s "
+          f"({'meets' if rate >= 1000 else 'MISSES'} the 1,000/s target)")
+    lost = accepted - counted
+    print(f"accepted {accepted:,}, counted {counted:,}: "
+          f"{'zero lost, zero double-counted' if lost == 0 else f'DIFFERENCE {lost}'}")
+
+
+def measure_drain(reservation: str, accepted: int, timeout: float = 120):
+    """Time from the first counted impression to the last (worker boot excluded)."""
+    deadline = time.monotonic() + timeout
+    first_seen, first_count = None, 0
+    counted = 0
+    while time.monotonic() < deadline:
+        counted = counted_impressions(reservation)
+        if counted and first_seen is None:
+            first_seen, first_count = time.monotonic(), counted
+        if counted >= accepted:
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)  # anything counted twice would show now
+    counted = counted_impressions(reservation)
+    elapsed = max(1e-6, time.monotonic() - 1.0 - (first_seen or time.monotonic()))
+    return (counted - first_count) / elapsed, counted, elapsed
+
+
+def run_report() -> None:
+    """1M impression rows and 5M click rows over a year; time a 30-day admin report."""
+    from datetime import date, timedelta
+
+    with tempfile.TemporaryDirectory(prefix="subsearch-bench-report-") as tmp:
+        env = environment(Path(tmp), 8000)
+        prepare(env)
+        from models.ads.reports import admin_report
+        from models.db import db
+
+        started = time.perf_counter()
+        with db.atomic():
+            db.execute_sql(
+                "INSERT INTO ad_reservations (id, user_id, slot_id, position, country, start_month,"
+                " end_month, advertiser_name, image_url, redirect_url, advertiser_profile_id,"
+                " business_legal_name, business_address, contact_name, contact_email,"
+                " business_category, status) "
+                "WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < 199) "
+                "SELECT 'r' || x, (SELECT id FROM users LIMIT 1),"
+                " CASE x % 4 WHEN 0 THEN 'search-result-midroll' WHEN 1 THEN"
+                " 'search-result-bottom' WHEN 2 THEN 'video-detail-below-player' ELSE"
+                " 'video-detail-below-subtitle' END, 1 + (x / 4) % 4, 'C' || (x / 16),"
+                " '2026-01', '2026-12', 'name ' || x, '/uploads/x.png', 'https://e.jp/',"
+                " 'bench-profile', 'b', 'a', 'c', 'e@e.jp', 'other', 'active' FROM n"
+            )
+            # 200 reservations x 365 days x 14 countries ~ 1.02M daily rows.
+            db.execute_sql(
+                "INSERT INTO ad_impression_daily (id, ad_reservation_id, date, country,"
+                " impressions) WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n"
+                " WHERE x < 1021999) SELECT 'i' || x, 'r' || (x % 200),"
+                " date('2026-01-01', '+' || ((x / 200) % 365) || ' days'),"
+                " 'K' || (x / 73000), 1 + x % 50 FROM n"
+            )
+            db.execute_sql(
+                "INSERT INTO ad_click_logs (id, ad_reservation_id, country, created_at)"
+                " WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n"
+                " WHERE x < 4999999) SELECT 'c' || x, 'r' || (x % 200), 'JP',"
+                " strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (x % 31536000)"
+                " || ' seconds') FROM n"
+            )
+        db.execute_sql("ANALYZE")
+        print(f"\nreport data: 1,022,000 impression rows and 5,000,000 click rows built in "
+              f"{time.perf_counter() - started:.1f} s")
+        timings = []
+        for run in range(5):
+            start = date(2026, 3, 1) + timedelta(days=30 * run)
+            began = time.perf_counter()
+            report = admin_report(start, start + timedelta(days=29))
+            timings.append(time.perf_counter() - began)
+        worst = max(timings)
+        print(f"30-day admin report: median {statistics.median(timings) * 1000:.0f} ms, "
+              f"worst {worst * 1000:.0f} ms over 5 ranges "
+              f"({'meets' if worst < 0.5 else 'MISSES'} the 0.5 s target); "
+              f"{len(report['reservations'])} reservations, "
+              f"{report['totals']['clicks']:,} clicks in the last range")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--skip-report", action="store_true")
+    parser.add_argument("--skip-http", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_http:
+        run_http(args.seconds, args.clients)
+    if not args.skip_report:
+        run_report()
+
+
+if __name__ == "__main__":
+    main()
