@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 REDIS_URL = "redis://127.0.0.1:6379/13"
+WORKER_THREADS = os.environ.get("BENCH_WORKER_THREADS", "4")
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/130.0 Safari/537.36"
 
 
@@ -73,19 +74,39 @@ def prepare(env: dict) -> str:
     migrations.upgrade()
     user = create_user(email="bench@example.jp", name="bench")
     profile = AdvertiserProfile.create(
-        id="bench-profile", user=user, business_legal_name="ベンチ株式会社",
-        business_address="東京都", contact_name="ベンチ", contact_email="bench@example.jp",
+        id="bench-profile",
+        user=user,
+        business_legal_name="ベンチ株式会社",
+        business_address="東京都",
+        contact_name="ベンチ",
+        contact_email="bench@example.jp",
         business_category="other",
     )
     month = month_of(utcnow())
     reservation = AdReservation.create(
-        id="bench-reservation", user=user, slot="video-detail-below-player", position=1,
-        country="JP", start_month=month, end_month=month, advertiser_name="ベンチ",
-        image_url="/uploads/bench.png", redirect_url="https://example.jp/",
-        advertiser_profile=profile, status="active", payment_intent_id="pi_bench",
-        **{f: getattr(profile, f) for f in ("business_legal_name", "business_address",
-                                            "contact_name", "contact_email",
-                                            "business_category")},
+        id="bench-reservation",
+        user=user,
+        slot="video-detail-below-player",
+        position=1,
+        country="JP",
+        start_month=month,
+        end_month=month,
+        advertiser_name="ベンチ",
+        image_url="/uploads/bench.png",
+        redirect_url="https://example.jp/",
+        advertiser_profile=profile,
+        status="active",
+        payment_intent_id="pi_bench",
+        **{
+            f: getattr(profile, f)
+            for f in (
+                "business_legal_name",
+                "business_address",
+                "contact_name",
+                "contact_email",
+                "business_category",
+            )
+        },
     )
     return reservation.id
 
@@ -152,8 +173,20 @@ def counted_impressions(reservation_id: str) -> int:
 
 def start_worker(env):
     return subprocess.Popen(
-        [sys.executable, "-m", "dramatiq", "tasks", "--processes", "1", "--threads", "4"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "dramatiq",
+            "tasks",
+            "--processes",
+            "1",
+            "--threads",
+            WORKER_THREADS,
+        ],
+        cwd=ROOT,
+        env={**env, "dramatiq_queue_prefetch": "64"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -175,32 +208,48 @@ def run_http(seconds: float, clients: int) -> None:
         env = environment(folder, port)
         reservation = prepare(env)
         web = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind",
-             f"127.0.0.1:{port}", "--log-level", "warning", "web.wsgi:app"],
-            cwd=ROOT, env=env,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "--workers",
+                "2",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--log-level",
+                "warning",
+                "web.wsgi:app",
+            ],
+            cwd=ROOT,
+            env=env,
         )
-        worker = start_worker(env)
+        worker = None
         try:
             wait_for(port)
+            load(port, "GET", "/api/ping", 1.0, clients, 200)  # warm up
+            # The worker waits while the front is measured, so the two cores measure the
+            # front's own cost; then it drains everything the front queued.
             runs = {
                 "trivial /api/ping": ("GET", "/api/ping", 200),
-                "/api/ads/serve": ("GET", "/api/ads/serve?slot=video-detail-below-player"
-                                   "&country=JP", 200),
+                "/api/ads/serve": (
+                    "GET",
+                    "/api/ads/serve?slot=video-detail-below-player&country=JP",
+                    200,
+                ),
                 "/api/ad-click/{id}": ("GET", f"/api/ad-click/{reservation}", 302),
+                "/api/ad-impression/{id}": ("POST", f"/api/ad-impression/{reservation}", 202),
             }
             results = {}
             for name, (method, path, expect) in runs.items():
                 results[name] = load(port, method, path, seconds, clients, expect)
-            # Impressions pile up while the worker is stopped, then it drains them.
-            stop(worker)
-            results["/api/ad-impression/{id}"] = load(
-                port, "POST", f"/api/ad-impression/{reservation}", seconds, clients, 202
-            )
             accepted = results["/api/ad-impression/{id}"][3]
+            clicks = results["/api/ad-click/{id}"][3]
             worker = start_worker(env)
             drain = measure_drain(reservation, accepted)
+            logged = wait_for_clicks(reservation, clicks)
         finally:
-            stop(worker)
+            if worker:
+                stop(worker)
             stop(web)
 
     base = results["trivial /api/ping"][1]
@@ -209,16 +258,35 @@ def run_http(seconds: float, clients: int) -> None:
     for name, (count, rps, p99, _) in results.items():
         target = targets.get(name)
         ratio = rps / base
-        verdict = "" if target is None else (
-            f">= {target} {'meets' if ratio >= target else 'MISSES'}"
+        verdict = (
+            "" if target is None else (f">= {target} {'meets' if ratio >= target else 'MISSES'}")
         )
         print(f"{name:<26} {count:>9,} {rps:>9.0f} {p99:>8.1f} {ratio:>7.2f}  {verdict}")
     rate, counted, elapsed = drain
-    print(f"\nimpression drain: {counted:,} counted in {elapsed:.2f} s = {rate:,.0f}/s "
-          f"({'meets' if rate >= 1000 else 'MISSES'} the 1,000/s target)")
+    print(
+        f"\nimpression drain: {counted:,} counted in {elapsed:.2f} s = {rate:,.0f}/s "
+        f"({'meets' if rate >= 1000 else 'MISSES'} the 1,000/s target)"
+    )
     lost = accepted - counted
-    print(f"accepted {accepted:,}, counted {counted:,}: "
-          f"{'zero lost, zero double-counted' if lost == 0 else f'DIFFERENCE {lost}'}")
+    print(
+        f"impressions accepted {accepted:,}, counted {counted:,}: "
+        f"{'zero lost, zero double-counted' if lost == 0 else f'DIFFERENCE {lost}'}"
+    )
+    print(
+        f"clicks redirected {clicks:,}, logged {logged:,}: "
+        f"{'zero lost, zero double-counted' if clicks == logged else 'DIFFERENCE'}"
+    )
+
+
+def wait_for_clicks(reservation: str, expected: int, timeout: float = 60) -> int:
+    from models.tables import AdClickLog
+
+    deadline = time.monotonic() + timeout
+    query = AdClickLog.select().where(AdClickLog.ad_reservation == reservation)
+    while time.monotonic() < deadline and query.count() < expected:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    return query.count()
 
 
 def measure_drain(reservation: str, accepted: int, timeout: float = 120):
@@ -276,12 +344,14 @@ def run_report() -> None:
                 "INSERT INTO ad_click_logs (id, ad_reservation_id, country, created_at)"
                 " WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n"
                 " WHERE x < 4999999) SELECT 'c' || x, 'r' || (x % 200), 'JP',"
-                " strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (x % 31536000)"
+                " strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || ((x * 7) % 31536000)"
                 " || ' seconds') FROM n"
             )
         db.execute_sql("ANALYZE")
-        print(f"\nreport data: 1,022,000 impression rows and 5,000,000 click rows built in "
-              f"{time.perf_counter() - started:.1f} s")
+        print(
+            f"\nreport data: 1,022,000 impression rows and 5,000,000 click rows built in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
         timings = []
         for run in range(5):
             start = date(2026, 3, 1) + timedelta(days=30 * run)
@@ -289,11 +359,13 @@ def run_report() -> None:
             report = admin_report(start, start + timedelta(days=29))
             timings.append(time.perf_counter() - began)
         worst = max(timings)
-        print(f"30-day admin report: median {statistics.median(timings) * 1000:.0f} ms, "
-              f"worst {worst * 1000:.0f} ms over 5 ranges "
-              f"({'meets' if worst < 0.5 else 'MISSES'} the 0.5 s target); "
-              f"{len(report['reservations'])} reservations, "
-              f"{report['totals']['clicks']:,} clicks in the last range")
+        print(
+            f"30-day admin report: median {statistics.median(timings) * 1000:.0f} ms, "
+            f"worst {worst * 1000:.0f} ms over 5 ranges "
+            f"({'meets' if worst < 0.5 else 'MISSES'} the 0.5 s target); "
+            f"{len(report['reservations'])} reservations, "
+            f"{report['totals']['clicks']:,} clicks in the last range"
+        )
 
 
 def main():

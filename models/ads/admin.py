@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from peewee import fn
+from peewee import SQL, fn
 
 from models.ads import POSITIONS, SLOT_IDS
 from models.ads.months import add_months, month_of
@@ -39,7 +39,7 @@ def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
         .tuples()
     )
     clicks = dict(
-        AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(AdClickLog.id))
+        AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(SQL("*")))
         .where(AdClickLog.ad_reservation.in_(reservation_ids))
         .group_by(AdClickLog.ad_reservation)
         .tuples()

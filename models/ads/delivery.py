@@ -85,6 +85,27 @@ def active_ads(slot: str, country: str, month: str) -> list[DirectAd]:
     return ads
 
 
+def active_redirects() -> dict[str, str]:
+    """Every active reservation's redirect URL by id, cached like delivery, so a click
+    or an impression on a live ad needs no database read."""
+    generation = delivery_cache.generation()
+    now = time.monotonic()
+    if generation >= 0:
+        with _lock:
+            cached = _cache.get(("redirects",))
+        if cached and cached[1] == generation and now - cached[0] < CACHE_SECONDS:
+            return cached[2]
+    redirects = dict(
+        AdReservation.select(AdReservation.id, AdReservation.redirect_url)
+        .where(AdReservation.status == "active")
+        .tuples()
+    )
+    if generation >= 0:
+        with _lock:
+            _cache[("redirects",)] = (now, generation, redirects)
+    return redirects
+
+
 def clear_process_cache() -> None:
     with _lock:
         _cache.clear()

@@ -34,7 +34,13 @@ def stored_country(header: str | None) -> str:
 
 
 def reservation_state(reservation_id: str) -> tuple[str, str | None]:
-    """("unknown" | "inactive" | "active", redirect_url)."""
+    """("unknown" | "inactive" | "active", redirect_url). Live ads come from the delivery
+    cache; only other ids are looked up."""
+    from models.ads.delivery import active_redirects
+
+    target = active_redirects().get(reservation_id)
+    if target is not None:
+        return "active", target
     row = (
         AdReservation.select(AdReservation.status, AdReservation.redirect_url)
         .where(AdReservation.id == reservation_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import date, datetime, timedelta
 
-from peewee import fn
+from peewee import SQL, fn
 
 from models.ads.admin import ctr, measurements
 from models.ads.months import first_day, last_day
@@ -84,7 +84,8 @@ def _daily_clicks(reservation_ids, start: str, end: str):
     23:59:59.999 UTC."""
     day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
     query = (
-        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(AdClickLog.id))
+        # count(*), not count(id): the (reservation, created_at) index then covers it.
+        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")))
         .where(
             (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
             & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")

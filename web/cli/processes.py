@@ -14,6 +14,8 @@ import click
 from models.settings import get_settings
 from web.cli import main
 
+QUEUE_PREFETCH = 64
+
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
@@ -58,6 +60,9 @@ def worker(processes, threads, queues):
     ]
     for name in queues:
         args += ["--queues", name]
+    # Dramatiq prefetches only 2 messages a thread by default, and a consumer whose
+    # prefetch is full backs off for up to seconds: keep enough in hand to stay busy.
+    os.environ.setdefault("dramatiq_queue_prefetch", str(QUEUE_PREFETCH))
     os.execvp(sys.executable, args)
 
 
