@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test test-sqlite test-postgresql lint format clean
+.PHONY: help install run test test-sqlite test-postgresql browser lint format clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -26,10 +26,15 @@ run: $(STAMP) ## Set up and run web + worker + scheduler on the embedded default
 
 test: test-sqlite test-postgresql ## Run every test on SQLite, then on PostgreSQL
 
-test-sqlite: $(STAMP) ## Run every test on SQLite
+browser: ## Install Debian's chromium for the browser tests when it is missing
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; fi; }
+
+test-sqlite: $(STAMP) browser ## Run every test on SQLite
 	TEST_DATABASE=sqlite $(BIN)/pytest
 
-test-postgresql: $(STAMP) ## Run every test on a throwaway PostgreSQL database
+test-postgresql: $(STAMP) browser ## Run every test on a throwaway PostgreSQL database
 	TEST_DATABASE=postgresql $(BIN)/pytest
 
 lint: $(STAMP) ## ruff: lint and format check
