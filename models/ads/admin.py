@@ -26,6 +26,10 @@ def ctr(impressions: int, clicks: int) -> float | None:
     return None if impressions == 0 else clicks / impressions
 
 
+def measured(impressions: int, clicks: int) -> dict:
+    return {"impressions": impressions, "clicks": clicks, "ctr": ctr(impressions, clicks)}
+
+
 def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
     """reservation id -> (impressions, clicks), in two grouped queries."""
     if not reservation_ids:
@@ -79,9 +83,7 @@ def list_reservations(status=None, slot=None, country=None) -> list[dict]:
                 "contactName": row.contact_name,
                 "contactEmail": row.contact_email,
                 "businessCategory": row.business_category,
-                "impressions": impressions,
-                "clicks": clicks,
-                "ctr": ctr(impressions, clicks),
+                **measured(impressions, clicks),
             }
         )
     return out

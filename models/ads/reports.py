@@ -8,8 +8,9 @@ from datetime import date, datetime, timedelta
 
 from peewee import SQL, fn
 
-from models.ads.admin import ctr, measurements
+from models.ads.admin import ctr, measured, measurements
 from models.ads.months import first_day, last_day
+from models.ads.reservations import placement_json
 from models.clock import utcnow
 from models.errors import NotFound, ValidationError
 from models.tables import AdClickLog, AdImpressionDaily, AdReservation
@@ -33,18 +34,10 @@ def _summary(reservation: AdReservation, counts, today: date) -> dict:
     impressions, clicks = counts
     left, ended = days_left(reservation, today)
     return {
-        "id": reservation.id,
-        "slot": reservation.slot_id,
-        "position": reservation.position,
-        "country": reservation.country,
-        "startMonth": reservation.start_month,
-        "endMonth": reservation.end_month,
-        "status": reservation.status,
+        **placement_json(reservation),
         "daysLeft": left,
         "ended": ended,
-        "impressions": impressions,
-        "clicks": clicks,
-        "ctr": ctr(impressions, clicks),
+        **measured(impressions, clicks),
     }
 
 
@@ -184,19 +177,7 @@ def admin_report(start: date, end: date) -> dict:
     for r in reservations:
         imp, clk = per_reservation[r.id]
         rows.append(
-            {
-                "id": r.id,
-                "advertiserName": r.advertiser_name,
-                "slot": r.slot_id,
-                "position": r.position,
-                "country": r.country,
-                "startMonth": r.start_month,
-                "endMonth": r.end_month,
-                "status": r.status,
-                "impressions": imp,
-                "clicks": clk,
-                "ctr": ctr(imp, clk),
-            }
+            {**placement_json(r), "advertiserName": r.advertiser_name, **measured(imp, clk)}
         )
     total_impressions = sum(row["impressions"] for row in rows)
     total_clicks = sum(row["clicks"] for row in rows)

@@ -355,7 +355,8 @@ def _delivery_changed() -> None:
     delivery_cache.invalidate()
 
 
-def reservation_json(reservation: AdReservation) -> dict:
+def placement_json(reservation: AdReservation) -> dict:
+    """Which unit a reservation holds, and its status: common to every view of it."""
     return {
         "id": reservation.id,
         "slot": reservation.slot_id,
@@ -364,6 +365,12 @@ def reservation_json(reservation: AdReservation) -> dict:
         "startMonth": reservation.start_month,
         "endMonth": reservation.end_month,
         "status": reservation.status,
+    }
+
+
+def reservation_json(reservation: AdReservation) -> dict:
+    return {
+        **placement_json(reservation),
         "advertiserName": reservation.advertiser_name,
         "imageUrl": reservation.image_url,
         "redirectUrl": reservation.redirect_url,
