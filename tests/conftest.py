@@ -232,6 +232,11 @@ def stub_worker(stub_broker):
     worker.start()
     yield worker
     worker.stop()
+    # A Worker adds its middleware to the broker for good; take it off again so later
+    # tests' workers do not share the broker with this one's.
+    stub_broker.middleware[:] = [
+        m for m in stub_broker.middleware if getattr(m, "worker", None) is not worker
+    ]
 
 
 @pytest.fixture

@@ -84,7 +84,7 @@ def test_serve_validates(client):
     assert set(response.get_json()["error"]["fields"]) == {"slot", "month"}
 
 
-def test_a_click_is_logged_once_and_redirected(client, ad, stub_broker, stub_worker):
+def test_a_click_is_logged_once_and_redirected(client, ad, stub_broker):
     response = client.get(
         f"/api/ad-click/{ad.id}", headers={"Edge-IPCountry": "JP", "User-Agent": BROWSER}
     )
@@ -169,7 +169,7 @@ def test_impressions_of_inactive_and_unknown_ads(client, ad, stub_broker):
     assert take_messages(stub_broker, "measure") == []
 
 
-def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker, stub_worker):
+def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker):
     for country in ("JP", "JP", "XX"):
         response = client.post(
             f"/api/ad-impression/{ad.id}",
