@@ -205,3 +205,21 @@ def test_old_event_ids_are_pruned(ad):
     assert prune_impression_events(now) == 1
     assert [e.id for e in AdImpressionEvent.select()] == ["new"]
     assert AdImpressionDaily.get().impressions == 2  # counts stay
+
+
+def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(client, ad,
+                                                                             monkeypatch):
+    from dramatiq.brokers.redis import RedisBroker
+
+    from tasks.ads import record_click, record_impression
+
+    nowhere = RedisBroker(url="redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
+    monkeypatch.setattr(record_click, "broker", nowhere)
+    monkeypatch.setattr(record_impression, "broker", nowhere)
+    click = client.get(f"/api/ad-click/{ad.id}", headers={"Edge-IPCountry": "JP"})
+    assert click.status_code == 302
+    assert AdClickLog.select().count() == 1
+    seen = client.post(f"/api/ad-impression/{ad.id}", headers={"User-Agent": BROWSER})
+    assert seen.status_code == 202
+    assert AdImpressionDaily.get().impressions == 1
+    nowhere.close()
