@@ -207,8 +207,9 @@ def test_old_event_ids_are_pruned(ad):
     assert AdImpressionDaily.get().impressions == 2  # counts stay
 
 
-def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(client, ad,
-                                                                             monkeypatch):
+def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
+    client, ad, monkeypatch
+):
     from dramatiq.brokers.redis import RedisBroker
 
     from tasks.ads import record_click, record_impression

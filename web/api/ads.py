@@ -71,7 +71,7 @@ def upload_ad_image():
 accepts_any_body("api.upload_ad_image")
 
 
-def _country(required=True) -> str:
+def _country() -> str:
     raw = request.args.get("country")
     code = usable_country(raw)
     if code is None:
