@@ -1,45 +1,93 @@
-"""The ad checkout webhook's rule: a paid checkout fills the reservation's
-payment_intent_id once; nothing else changes, and no failure is an error."""
+"""The ad checkout webhook's rule (CONTRACT 10.3): only money that arrived counts as paid.
+
+A checkout paid at once, or a delayed payment (konbini) that succeeded later, fills the
+reservation's payment_intent_id once; a checkout completed unpaid changes nothing yet;
+a delayed payment that failed releases the hold. Events the rule cannot use are
+outcomes, not errors; a failure to write is an error, so the provider sends it again.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
+from models.ads.reservations import release_hold
 from models.db import write_transaction
 from models.payments import webhooks
+from models.payments.base import PAID_STATUSES
 from models.tables import AdReservation
 
 log = logging.getLogger(__name__)
 
 ENDPOINT = "ad-checkout"
 
+COMPLETED = "checkout.session.completed"
+ASYNC_SUCCEEDED = "checkout.session.async_payment_succeeded"
+ASYNC_FAILED = "checkout.session.async_payment_failed"
+HANDLED = (COMPLETED, ASYNC_SUCCEEDED, ASYNC_FAILED)
+
 
 def apply_ad_checkout_event(event: dict) -> str:
     """Apply a verified event; returns the outcome (for logs and counters).
 
     The event id is recorded in the same transaction as the write, so a redelivered
-    event is recognised and a failure leaves neither behind.
+    event is recognised and a failure leaves neither behind. Database failures are
+    raised, not turned into an outcome.
     """
-    if event.get("type") != "checkout.session.completed":
+    event_type = event.get("type")
+    if event_type not in HANDLED:
         return "ignored_event"
-    session = (event.get("data") or {}).get("object") or {}
-    metadata = session.get("metadata") or {}
-    reservation_id = metadata.get("ad_reservation_id")
-    intent = session.get("payment_intent")
-    if isinstance(intent, dict):
-        intent = intent.get("id")
-    if not isinstance(reservation_id, str) or not reservation_id:
+    data = event.get("data")
+    session = data.get("object") if isinstance(data, dict) else None
+    session = session if isinstance(session, dict) else {}
+    metadata = session.get("metadata")
+    reservation_id = (
+        _usable(metadata.get("ad_reservation_id")) if isinstance(metadata, dict) else None
+    )
+    if reservation_id is None:
         return "missing_metadata"
-    if not isinstance(intent, str) or not intent:
+    if event_type == ASYNC_FAILED:
+        return _apply(event, reservation_id, _release)
+    if event_type == COMPLETED and session.get("payment_status") not in PAID_STATUSES:
+        # A delayed method: the buyer has a voucher, not yet paid. Recorded, so a
+        # redelivery is a duplicate; async_payment_succeeded or _failed follows.
+        return _apply(event, reservation_id, lambda _reservation: "awaiting_payment")
+    intent = session.get("payment_intent")
+    intent = _usable(intent.get("id") if isinstance(intent, dict) else intent)
+    if intent is None:
         return "missing_payment_intent"
+    return _apply(event, reservation_id, lambda reservation: _fill_payment(reservation, intent))
+
+
+def _apply(event: dict, reservation_id: str, change: Callable[[AdReservation], str]) -> str:
     with write_transaction():
-        if not AdReservation.select().where(AdReservation.id == reservation_id).exists():
+        reservation = AdReservation.get_or_none(AdReservation.id == reservation_id)
+        if reservation is None:
             return "unknown_reservation"
-        if not webhooks.record_event(event, ENDPOINT):
+        if not webhooks.record_event(event, ENDPOINT, processed=True):
             return "duplicate_event"
-        changed = (
-            AdReservation.update(payment_intent_id=intent)
-            .where((AdReservation.id == reservation_id) & AdReservation.payment_intent_id.is_null())
-            .execute()
-        )
+        return change(reservation)
+
+
+def _fill_payment(reservation: AdReservation, intent: str) -> str:
+    changed = (
+        AdReservation.update(payment_intent_id=intent)
+        .where((AdReservation.id == reservation.id) & AdReservation.payment_intent_id.is_null())
+        .execute()
+    )
     return "paid" if changed else "already_paid"
+
+
+def _release(reservation: AdReservation) -> str:
+    # The same release as an expired, unpaid checkout's: never a paid reservation.
+    if release_hold(reservation, "its delayed payment failed"):
+        return "hold_released"
+    return "hold_kept"
+
+
+def _usable(value) -> str | None:
+    """An id from the event body, or None. PostgreSQL refuses NUL in text, and no id of
+    ours or the provider's is longer than 255 characters."""
+    if isinstance(value, str) and 0 < len(value) <= 255 and "\x00" not in value:
+        return value
+    return None

@@ -7,6 +7,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 
+from models import outbox
 from models.credits import set_balance_to_plan_limit
 from models.db import db, write_transaction
 from models.errors import DomainError, ValidationError
@@ -16,6 +17,9 @@ from models.referrals import pay_referral_reward
 from models.tables import Subscription, SubscriptionRefill, User
 
 log = logging.getLogger(__name__)
+
+# The webhook endpoint whose events this module applies (payment_events.endpoint).
+EVENT_ENDPOINT = "subscription"
 
 
 # A subscription in these states is over (past_due and unpaid may still recover;
@@ -120,37 +124,69 @@ def _first_refill(subscription_id: str, plan: str, period_start: int | None) -> 
     return db.execute(query).rowcount == 1
 
 
-def apply_subscription_event(kind: str, subscription_id: str, reference_id: str | None = None):
+def apply_subscription_event(
+    kind: str, subscription_id: str, reference_id: str | None = None, event_id: str | None = None
+):
     """The credit side of a subscription event, after copying the provider's state.
 
     - complete and update: credit_balance goes to the plan's limit when the plan or the
       billing period is new to us (CONTRACT 10.2: cancelling and restoring refills
       nothing); complete also pays the referral reward, once.
     - deleted: back to the free 50, unless another subscription is still live.
+
+    With `event_id` (a stored event), the event is marked processed in the same
+    transaction as the credits and the reward: all of them, or none and a retry.
     """
     change = sync_subscription(subscription_id, reference_id)
-    if change is None:
-        return None
-    row = change.after
     with write_transaction():
-        if kind in ("complete", "update") and row.status in PAID_STATUSES:
-            if _first_refill(row.payment_subscription_id, row.plan, row.period_start):
-                set_balance_to_plan_limit(row.reference_id)
-        elif kind == "deleted" or row.status in ENDED_STATUSES:
-            still_live = (
-                Subscription.select()
-                .where(
-                    (Subscription.reference_id == row.reference_id)
-                    & (Subscription.id != row.id)
-                    & Subscription.status.in_(PAID_STATUSES)
-                )
-                .exists()
+        if change is not None:
+            _apply_credits(kind, change.after)
+        if event_id is not None:
+            outbox.mark_event_processed(EVENT_ENDPOINT, event_id)
+    return change
+
+
+def _apply_credits(kind: str, row: Subscription) -> None:
+    if kind in ("complete", "update") and row.status in PAID_STATUSES:
+        if _first_refill(row.payment_subscription_id, row.plan, row.period_start):
+            set_balance_to_plan_limit(row.reference_id)
+    elif kind == "deleted" or row.status in ENDED_STATUSES:
+        still_live = (
+            Subscription.select()
+            .where(
+                (Subscription.reference_id == row.reference_id)
+                & (Subscription.id != row.id)
+                & Subscription.status.in_(PAID_STATUSES)
             )
-            if not still_live and _first_refill(row.payment_subscription_id, "free", 0):
-                set_balance_to_plan_limit(row.reference_id)
+            .exists()
+        )
+        if not still_live and _first_refill(row.payment_subscription_id, "free", 0):
+            set_balance_to_plan_limit(row.reference_id)
     if kind == "complete":
         pay_referral_reward(row.reference_id)
-    return change
+
+
+def apply_stored_event(event_id: str):
+    """Apply a subscription webhook event stored by the webhook (the outbox row), once:
+    an event already processed, or one asking nothing of us, changes nothing more."""
+    event = outbox.stored_event(EVENT_ENDPOINT, event_id)
+    if event is None:
+        return None
+    work = subscription_work(event)
+    if work is None:
+        outbox.mark_event_processed(EVENT_ENDPOINT, event_id)
+        return None
+    event_type, subscription_id, reference_id = work
+    return apply_subscription_event(
+        EVENT_KINDS[event_type], subscription_id, reference_id, event_id=event_id
+    )
+
+
+def receive_webhook_event(event: dict, payload: str) -> outbox.Receipt:
+    """Store a verified subscription webhook event (once) for `apply_stored_event`."""
+    return outbox.receive_event(
+        EVENT_ENDPOINT, event, payload, needs_work=subscription_work(event) is not None
+    )
 
 
 EVENT_KINDS = {

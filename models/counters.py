@@ -9,23 +9,23 @@ import logging
 
 import redis
 
-from models.redis_client import get_redis
+from models import redis_client
 
 log = logging.getLogger(__name__)
 KEY = "subsearch:counters:{name}"
 
 
-def _client() -> redis.Redis:
-    return get_redis()
-
-
 def count(name: str, outcome: str) -> None:
+    if not redis_client.available():
+        log.warning("Redis is down; %s/%s not counted", name, outcome)
+        return
     try:
-        _client().hincrby(KEY.format(name=name), outcome, 1)
-    except redis.RedisError:
+        redis_client.get_redis().hincrby(KEY.format(name=name), outcome, 1)
+    except redis.RedisError as error:
+        redis_client.mark_down(error)
         log.warning("could not count %s/%s", name, outcome, exc_info=True)
 
 
 def read(name: str) -> dict[str, int]:
-    raw = _client().hgetall(KEY.format(name=name))
+    raw = redis_client.get_redis().hgetall(KEY.format(name=name))
     return {k.decode(): int(v) for k, v in raw.items()}

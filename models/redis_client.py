@@ -1,16 +1,72 @@
-"""One Redis client per URL for the domain's small needs (locks, counters)."""
+"""Redis for the domain's small needs (locks, counters, caches), and how long any Redis
+call may wait.
+
+A web request must never hang on a frozen or unreachable Redis: its calls give up
+after SEND_TIMEOUT without retrying, and after a failure Redis is skipped for a few
+seconds (`available()`), so each request takes its documented fallback at once
+instead of waiting again. Workers wait longer: Redis commands are their whole job.
+"""
 
 from __future__ import annotations
 
+import logging
+import time
+
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from models.settings import get_settings
 
+log = logging.getLogger(__name__)
+
+SEND_TIMEOUT = 0.25
+WORKER_TIMEOUT = 5.0
+# How long Redis is skipped after a call failed.
+DOWN_SECONDS = 5.0
+
+_timeout = SEND_TIMEOUT
 _clients: dict[str, redis.Redis] = {}
+_down_until = 0.0
+
+
+def connection_pool(url: str, timeout: float | None = None) -> redis.ConnectionPool:
+    """A pool whose connections give up after `timeout` seconds, and never retry."""
+    timeout = _timeout if timeout is None else timeout
+    return redis.ConnectionPool.from_url(
+        url, socket_timeout=timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0)
+    )
 
 
 def get_redis() -> redis.Redis:
     url = get_settings().redis_url
     if url not in _clients:
-        _clients[url] = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        _clients[url] = redis.Redis(connection_pool=connection_pool(url))
     return _clients[url]
+
+
+def use_worker_timeouts() -> None:
+    """In a worker process: wait up to WORKER_TIMEOUT for Redis (called at boot)."""
+    global _timeout
+    _timeout = WORKER_TIMEOUT
+    _clients.clear()
+
+
+def available() -> bool:
+    """False for DOWN_SECONDS after a Redis call failed: skip Redis, take the fallback."""
+    return time.monotonic() >= _down_until
+
+
+def mark_down(error: Exception | None = None) -> None:
+    global _down_until
+    if available():
+        log.warning("Redis failed (%s); skipping it for %.0f s", error, DOWN_SECONDS)
+    _down_until = time.monotonic() + DOWN_SECONDS
+
+
+def reset() -> None:
+    """Back to a web process's state: send timeouts, no failure remembered (tests)."""
+    global _timeout, _down_until
+    _timeout = SEND_TIMEOUT
+    _down_until = 0.0
+    _clients.clear()

@@ -191,10 +191,17 @@ class Subscription(BaseModel):
 
 
 class PaymentEvent(BaseModel):
+    """A verified webhook event: its id dedupes redeliveries, its payload waits here
+    until `processed_at` is set by the transaction that applies it (an outbox)."""
+
     id = TextField()
     endpoint = TextField()
     type = TextField()
     created_at = created()
+    payload = TextField(null=True)
+    processed_at = TextField(null=True)
+    sent_at = TextField(null=True)
+    send_count = IntegerField(default=0)
 
     class Meta:
         table_name = "payment_events"
@@ -292,6 +299,9 @@ class AdClickLog(BaseModel):
     country = TextField()
     user_agent = TextField(null=True)
     created_at = created()
+    # The verified view token of the render the click came from; null when the click
+    # URL carried none (not from an ad this service served).
+    view_token = TextField(null=True)
 
     class Meta:
         table_name = "ad_click_logs"
@@ -365,6 +375,22 @@ class AdCheckout(BaseModel):
         table_name = "ad_checkouts"
 
 
+class OutboxMessage(BaseModel):
+    """A message whose loss would cost money or a promise: written in the transaction
+    that makes it necessary, sent after commit, sent again until its actor has run."""
+
+    id = TextField(primary_key=True)
+    actor = TextField()
+    args = TextField()
+    created_at = created()
+    sent_at = TextField(null=True)
+    send_count = IntegerField(default=0)
+    processed_at = TextField(null=True)
+
+    class Meta:
+        table_name = "outbox_messages"
+
+
 class AdImpressionEvent(BaseModel):
     id = TextField(primary_key=True)
     created_at = created()
@@ -396,4 +422,5 @@ ALL_MODELS = [
     AdInventoryLock,
     AdCheckout,
     AdImpressionEvent,
+    OutboxMessage,
 ]

@@ -35,9 +35,27 @@ def latest_due_tick(job: Job, after: datetime, now: datetime) -> datetime | None
     return tick if tick > after else None
 
 
+def _claim_key(job: Job, tick: datetime) -> str:
+    return f"{KEY_PREFIX}:tick:{job.name}:{tick.strftime('%Y-%m-%dT%H:%M')}"
+
+
 def _claim(redis, job: Job, tick: datetime) -> bool:
-    key = f"{KEY_PREFIX}:tick:{job.name}:{tick.strftime('%Y-%m-%dT%H:%M')}"
-    return bool(redis.set(key, "1", nx=True, ex=int(CLAIM_TTL.total_seconds())))
+    return bool(redis.set(_claim_key(job, tick), "1", nx=True, ex=int(CLAIM_TTL.total_seconds())))
+
+
+def _send(job: Job, broker) -> None:
+    """Queue the job; an outboxed one is first written to the outbox (committed), so
+    the redrive sends it again if the queue loses it."""
+    if not job.outboxed:
+        broker.get_actor(job.actor).send(*job.args, **job.kwargs)
+        return
+    from models import outbox
+    from models.db import connection, write_transaction
+
+    with connection(), write_transaction():
+        message_id = outbox.add(job.actor, *job.args)
+    with connection():
+        outbox.send(message_id, broker)
 
 
 def _last_sent(redis, job: Job, now: datetime) -> datetime:
@@ -60,7 +78,13 @@ def tick_once(redis, broker, now: datetime | None = None, schedule=None) -> list
         if tick is None:
             continue
         if _claim(redis, job, tick):
-            broker.get_actor(job.actor).send(*job.args, **job.kwargs)
+            try:
+                _send(job, broker)
+            except Exception:
+                # Not sent (the database or the queue is down): unclaim, so the next
+                # round sends this tick again.
+                redis.delete(_claim_key(job, tick))
+                raise
             sent.append((job.name, tick.isoformat()))
             log.info("enqueued %s for %s", job.name, tick.isoformat())
         redis.set(f"{KEY_PREFIX}:last:{job.name}", tick.isoformat())

@@ -1,4 +1,8 @@
-"""What runs when: (name, cron expression in UTC, actor name, arguments)."""
+"""What runs when: (name, cron expression in UTC, actor name, arguments).
+
+A job marked `outboxed` is a promise (the monthly reset): it is written to the
+database outbox before it is queued, so a message Redis loses is sent again.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +16,16 @@ class Job:
     actor: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    outboxed: bool = False
+
+    def __post_init__(self):
+        if self.outboxed and self.kwargs:
+            raise ValueError(f"{self.name}: an outboxed job takes positional arguments only")
 
 
 SCHEDULE = [
-    Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset"),
+    Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset", outboxed=True),
+    Job("redrive-outbox", "* * * * *", "redrive_outbox"),
     Job("expire-ad-reservations", "5 0 * * *", "expire_ad_reservations"),
     Job("prune-impression-events", "30 3 * * *", "prune_impression_events"),
     Job("release-unpaid-ad-holds", "*/5 * * * *", "release_unpaid_ad_holds"),

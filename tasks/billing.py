@@ -6,16 +6,38 @@ import logging
 
 import dramatiq
 
-from models.billing import EVENT_KINDS, apply_subscription_event, ensure_payment_customer
+from models.billing import (
+    EVENT_KINDS,
+    apply_stored_event,
+    apply_subscription_event,
+    ensure_payment_customer,
+)
 
 log = logging.getLogger(__name__)
 
 
 @dramatiq.actor(queue_name="billing", max_retries=10)
+def process_subscription_event(event_id: str):
+    """Apply one stored subscription webhook event: copy the provider's subscription,
+    then credit as the event says, marking the event processed in that transaction.
+    Retries 10 times (the provider may be briefly unreachable), and the outbox sends it
+    again while it stays unprocessed; a rerun finds it processed and changes nothing."""
+    change = apply_stored_event(event_id)
+    if change is not None:
+        log.info(
+            "event %s: subscription %s is %s (%s)",
+            event_id,
+            change.after.payment_subscription_id,
+            change.after.status,
+            change.after.plan,
+        )
+
+
+@dramatiq.actor(queue_name="billing", max_retries=10)
 def handle_subscription_event(event_type: str, object_id: str, reference_id: str | None = None):
-    """Copy the provider's current subscription into ours, then credit as the event
-    says. Retries 10 times (the provider may be briefly unreachable); a rerun finds the
-    refill and the referral reward already recorded and changes nothing."""
+    """For messages queued before events were stored (the outbox): copy the provider's
+    subscription, then credit as the event says. A rerun finds the refill and the
+    referral reward already recorded and changes nothing."""
     change = apply_subscription_event(EVENT_KINDS[event_type], object_id, reference_id)
     if change is not None:
         log.info(

@@ -25,8 +25,9 @@ class DeliveryFailed(Exception):
     queue_name="payments", max_retries=DELIVERY_RETRIES, max_backoff=DELIVERY_MAX_BACKOFF_MS
 )
 def deliver_local_event(endpoint_path: str, event_body: str):
-    """POST one signed event to one endpoint; retried until it answers 2xx. Endpoints
-    recognise a redelivered event id, so a second delivery changes nothing."""
+    """POST one signed event to one endpoint; retried until it answers 2xx, and sent
+    again from the outbox while undelivered. Endpoints recognise a redelivered event id,
+    so a second delivery changes nothing."""
     from models.payments.local_engine import signed_delivery
 
     settings = get_settings()
@@ -49,10 +50,13 @@ def deliver_local_event(endpoint_path: str, event_body: str):
 
 
 def send_local_events(events) -> None:
-    """Queue each event for every endpoint registered for it (call after commit)."""
+    """Queue the deliveries of events already in the outbox (call after commit); one the
+    queue cannot take now is sent by the outbox's redrive."""
+    from models import outbox
+
     for event in events:
-        for path in event.endpoints:
-            deliver_local_event.send(path, event.body().decode())
+        for outbox_id in event.outbox_ids:
+            outbox.send(outbox_id)
 
 
 @dramatiq.actor(queue_name="payments", max_retries=3)

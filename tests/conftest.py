@@ -93,6 +93,7 @@ def _drop_postgres_database():
 # Children before parents, so plain DELETEs respect the foreign keys.
 CLEAR_ORDER = [
     "ad_impression_events",
+    "outbox_messages",
     "ad_checkouts",
     "ad_inventory_locks",
     "ad_images",
@@ -222,6 +223,17 @@ def stub_broker():
     fresh_queues()
     yield broker
     fresh_queues()
+
+
+@pytest.fixture(autouse=True)
+def redis_up():
+    """No test inherits another's 'Redis is down' or a worker's longer Redis timeouts
+    (see models.redis_client)."""
+    from models import redis_client
+
+    redis_client.reset()
+    yield
+    redis_client.reset()
 
 
 @pytest.fixture

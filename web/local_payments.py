@@ -1,7 +1,9 @@
 """The local payment provider's checkout page (PAYMENT_BACKEND=local only).
 
-It stands in for the provider's own hosted page, so its Pay and Cancel posts need
-no CSRF token, as the real page's would not be ours to protect.
+It stands in for the provider's own hosted page, so its posts need no CSRF token, as
+the real page's would not be ours to protect. Besides Pay and Cancel, a one-time
+checkout offers konbini (paid later): the page then waits for the tester to settle
+the payment or let it lapse, standing in for the buyer at the convenience store.
 """
 
 from __future__ import annotations
@@ -34,22 +36,26 @@ def checkout(session_id):
     return render_template(
         "local_payments/checkout.html",
         session=row,
+        state=provider.payment_state(row),
         lines=lines,
         money=money,
         total=money(row.amount_total, row.currency),
     )
 
 
-def _act(session_id, action, then):
-    """Pay or abandon a session, queue the events it produced, go where the buyer returns."""
+def _act(session_id, action, then, **options):
+    """Act on a session, queue the events it produced, and go where the buyer returns:
+    the session's `then` URL, or back to this page (`then="page"`)."""
     provider = get_provider()
     try:
-        events = getattr(provider, action)(session_id)
+        events = getattr(provider, action)(session_id, **options)
     except PaymentNotFound:
         return render_template("error.html", status=404, message="決済が見つかりません。"), 404
     except PaymentRejected as error:
         return render_template("error.html", status=409, message=str(error)), 409
     send_local_events(events)
+    if then == "page":
+        return redirect(provider.get_checkout_session(session_id).url, code=303)
     return redirect(getattr(provider.checkout(session_id), then), code=303)
 
 
@@ -61,6 +67,22 @@ def complete(session_id):
 @bp.post("/checkout/<session_id>/cancel")
 def cancel(session_id):
     return _act(session_id, "cancel", "cancel_url")
+
+
+@bp.post("/checkout/<session_id>/konbini")
+def konbini(session_id):
+    """Complete the checkout unpaid; this page then waits for the money."""
+    return _act(session_id, "complete", "page", method="konbini")
+
+
+@bp.post("/checkout/<session_id>/settle")
+def settle(session_id):
+    return _act(session_id, "settle", "page")
+
+
+@bp.post("/checkout/<session_id>/fail")
+def fail(session_id):
+    return _act(session_id, "fail", "page")
 
 
 def init_app(app, csrf):

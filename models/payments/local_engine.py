@@ -4,6 +4,10 @@ It keeps prices, customers, checkout sessions, payment intents and
 subscriptions in its own tables, serves a checkout page of this service, and
 on completion or expiry produces the same events the real provider sends.
 The caller delivers those events (signed, through the queue) after commit.
+
+Besides the card (paid at once), a payment-mode checkout offers a delayed method,
+konbini: the checkout completes unpaid, and the tester later settles the payment or
+lets it lapse, as a convenience store would, each with the provider's async event.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from datetime import UTC, datetime
 
 from peewee import BigIntegerField, IntegerField, IntegrityError, TextField
 
+from models import outbox
 from models.clock import now_iso
 from models.db import is_postgres, write_transaction
 from models.payments import webhooks
 from models.payments.base import (
+    PAID_STATUSES,
     CheckoutSession,
     PaymentIntent,
     PaymentNotFound,
@@ -52,11 +58,18 @@ DEFAULT_PRICES = {
     },
 }
 
+# Card pays at once; konbini completes the checkout unpaid and is paid (or lapses) later.
+PAYMENT_METHODS = ("card", "konbini")
+
 AD_CHECKOUT_ENDPOINT = "/api/webhooks/payment/ad-checkout"
 SUBSCRIPTION_ENDPOINT = "/api/auth/payment/webhook"
 # Which events each of this service's endpoints is registered for at the provider.
 ENDPOINT_EVENTS = {
-    AD_CHECKOUT_ENDPOINT: {"checkout.session.completed"},
+    AD_CHECKOUT_ENDPOINT: {
+        "checkout.session.completed",
+        "checkout.session.async_payment_succeeded",
+        "checkout.session.async_payment_failed",
+    },
     SUBSCRIPTION_ENDPOINT: {
         "checkout.session.completed",
         "checkout.session.expired",
@@ -120,6 +133,9 @@ class LocalCheckoutSession(BaseModel):
     idempotency_key = TextField(null=True)
     created_at = TextField(default=now_iso)
     updated_at = TextField(default=now_iso)
+    # "paid" once the money arrived; a konbini checkout is complete and still "unpaid".
+    payment_status = TextField(default="unpaid")
+    payment_method = TextField(null=True)  # "card" or "konbini", once completed
 
     class Meta:
         table_name = "local_payment_checkout_sessions"
@@ -133,6 +149,9 @@ class LocalPaymentIntent(BaseModel):
     checkout_session_id = TextField()
     created = BigIntegerField()
     created_at = TextField(default=now_iso)
+    # The provider's: "requires_action" while a konbini voucher awaits payment, then
+    # "succeeded" (amount_received filled) or "canceled"; a card succeeds at once.
+    status = TextField(default="requires_action")
 
     class Meta:
         table_name = "local_payment_intents"
@@ -168,9 +187,11 @@ def _one_month_later(unix: int) -> int:
 
 
 class LocalEvent:
-    """An event the provider would send, and the endpoints that would receive it."""
+    """An event the provider sends, the endpoints that receive it, and the outbox rows
+    that deliver it (one per endpoint)."""
 
     def __init__(self, event_type: str, obj: dict):
+        self.outbox_ids: list[str] = []
         self.payload = {
             "id": _new_id("evt"),
             "object": "event",
@@ -191,6 +212,16 @@ class LocalEvent:
 
     def body(self) -> bytes:
         return json.dumps(self.payload, ensure_ascii=False).encode()
+
+
+def _emit(event_type: str, obj: dict) -> LocalEvent:
+    """An event to deliver, written to the outbox in the caller's transaction (the one
+    that changed what it reports), so Redis losing the delivery loses nothing; like the
+    real provider, this one keeps sending until an endpoint answers 2xx."""
+    event = LocalEvent(event_type, obj)
+    body = event.body().decode()
+    event.outbox_ids = [outbox.add("deliver_local_event", path, body) for path in event.endpoints]
+    return event
 
 
 class LocalProvider:
@@ -348,8 +379,17 @@ class LocalProvider:
             )
         return lines
 
-    def complete(self, session_id: str, now: int | None = None) -> list[LocalEvent]:
-        """Pay an open session. Paying a paid session again does nothing and sends nothing."""
+    def complete(
+        self, session_id: str, now: int | None = None, *, method: str = "card"
+    ) -> list[LocalEvent]:
+        """Pay an open session. Paying a paid session again does nothing and sends nothing.
+
+        `method="konbini"` (payment mode only) completes it unpaid: a payment intent
+        waiting for the money, and a `checkout.session.completed` whose payment_status
+        is `unpaid`; `settle` or `fail` follows.
+        """
+        if method not in PAYMENT_METHODS:
+            raise PaymentRejected(f"Unknown payment method: {method!r}")
         now = int(time.time()) if now is None else now
         with write_transaction():
             row = self._locked(session_id)
@@ -357,16 +397,25 @@ class LocalProvider:
                 return []
             if row.status == "expired" or row.expires_at <= now:
                 raise PaymentRejected("This checkout session has expired")
+            if method == "konbini" and row.mode != "payment":
+                raise PaymentRejected("Konbini pays one-time checkouts only")
             events = []
-            changes = {"status": "complete", "updated_at": now_iso()}
+            paid = method == "card"
+            changes = {
+                "status": "complete",
+                "payment_status": "paid" if paid else "unpaid",
+                "payment_method": method,
+                "updated_at": now_iso(),
+            }
             if row.mode == "payment":
                 intent = LocalPaymentIntent.create(
                     id=_new_id("pi"),
-                    amount_received=row.amount_total,
+                    amount_received=row.amount_total if paid else 0,
                     currency=row.currency,
                     metadata=row.metadata,
                     checkout_session_id=row.id,
                     created=now,
+                    status="succeeded" if paid else "requires_action",
                 )
                 changes["payment_intent_id"] = intent.id
             else:
@@ -381,23 +430,81 @@ class LocalProvider:
                 )
                 changes["subscription_id"] = subscription.id
                 events.append(
-                    LocalEvent(
-                        "customer.subscription.created", self._subscription_object(subscription)
-                    )
+                    _emit("customer.subscription.created", self._subscription_object(subscription))
                 )
             LocalCheckoutSession.update(**changes).where(
                 LocalCheckoutSession.id == row.id
             ).execute()
             row = self.checkout(session_id)
-            events.append(LocalEvent("checkout.session.completed", self._session_object(row)))
+            events.append(_emit("checkout.session.completed", self._session_object(row)))
         return events
+
+    def settle(self, session_id: str) -> list[LocalEvent]:
+        """The buyer pays the konbini voucher: the intent receives the amount, the
+        session becomes paid, `checkout.session.async_payment_succeeded` is sent.
+        Settling again does nothing and sends nothing."""
+        with write_transaction():
+            row = self._locked(session_id)
+            intent = self._awaited_intent(row, "succeeded")
+            if intent is None:
+                return []
+            LocalPaymentIntent.update(status="succeeded", amount_received=row.amount_total).where(
+                LocalPaymentIntent.id == intent.id
+            ).execute()
+            LocalCheckoutSession.update(payment_status="paid", updated_at=now_iso()).where(
+                LocalCheckoutSession.id == row.id
+            ).execute()
+            row = self.checkout(session_id)
+            return [_emit("checkout.session.async_payment_succeeded", self._session_object(row))]
+
+    def fail(self, session_id: str) -> list[LocalEvent]:
+        """The konbini voucher lapses unpaid: the intent is canceled, the session stays
+        complete and unpaid, `checkout.session.async_payment_failed` is sent. Failing
+        again does nothing and sends nothing."""
+        with write_transaction():
+            row = self._locked(session_id)
+            intent = self._awaited_intent(row, "canceled")
+            if intent is None:
+                return []
+            LocalPaymentIntent.update(status="canceled").where(
+                LocalPaymentIntent.id == intent.id
+            ).execute()
+            LocalCheckoutSession.update(updated_at=now_iso()).where(
+                LocalCheckoutSession.id == row.id
+            ).execute()
+            row = self.checkout(session_id)
+            return [_emit("checkout.session.async_payment_failed", self._session_object(row))]
+
+    def _awaited_intent(self, row: LocalCheckoutSession, outcome: str) -> LocalPaymentIntent | None:
+        """The intent of a konbini payment still awaited; None when it already ended
+        with `outcome` (asked twice: nothing to do); refused when it ended otherwise."""
+        if row.payment_method != "konbini" or row.payment_intent_id is None:
+            raise PaymentRejected("This checkout session has no konbini payment")
+        intent = LocalPaymentIntent.get_by_id(row.payment_intent_id)
+        if intent.status == "requires_action":
+            return intent
+        if intent.status == outcome:
+            return None
+        raise PaymentRejected(f"This konbini payment has already ended ({intent.status})")
+
+    def payment_state(self, row: LocalCheckoutSession) -> str:
+        """Where the session stands, for its page: open, paid, awaiting_payment (konbini),
+        payment_failed, or expired."""
+        if row.status != "complete":
+            return row.status
+        if row.payment_status in PAID_STATUSES:
+            return "paid"
+        intent = LocalPaymentIntent.get_or_none(LocalPaymentIntent.id == row.payment_intent_id)
+        if intent is not None and intent.status == "canceled":
+            return "payment_failed"
+        return "awaiting_payment"
 
     def cancel(self, session_id: str) -> list[LocalEvent]:
         """Abandon an open session: it expires, as an abandoned checkout does."""
         with write_transaction():
             row = self._locked(session_id)
             if row.status == "complete":
-                raise PaymentRejected("This checkout session is already paid")
+                raise PaymentRejected("This checkout session is already complete")
             return self._expire([row])
 
     def expire_due(self, now: int | None = None) -> list[LocalEvent]:
@@ -424,7 +531,7 @@ class LocalProvider:
             )
             if changed:
                 fresh = self.checkout(row.id)
-                events.append(LocalEvent("checkout.session.expired", self._session_object(fresh)))
+                events.append(_emit("checkout.session.expired", self._session_object(fresh)))
         return events
 
     # -- subscriptions and payments ------------------------------------------------------
@@ -472,7 +579,7 @@ class LocalProvider:
                 changes["current_period_end"] = _one_month_later(row.current_period_end)
             LocalSubscription.update(**changes).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
-        return [LocalEvent("customer.subscription.updated", self._subscription_object(row))]
+            return [_emit("customer.subscription.updated", self._subscription_object(row))]
 
     def cancel_subscription(self, subscription_id: str, now: int | None = None):
         """End a subscription now."""
@@ -486,7 +593,7 @@ class LocalProvider:
                 updated_at=now_iso(),
             ).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
-        return [LocalEvent("customer.subscription.deleted", self._subscription_object(row))]
+            return [_emit("customer.subscription.deleted", self._subscription_object(row))]
 
     def _subscription_row(self, subscription_id: str) -> LocalSubscription:
         row = LocalSubscription.get_or_none(LocalSubscription.id == subscription_id)
@@ -497,7 +604,15 @@ class LocalProvider:
     def list_ad_payment_intents(
         self, *, created_from: int | None = None, created_to: int | None = None
     ) -> Iterator[PaymentIntent]:
-        query = LocalPaymentIntent.select().order_by(LocalPaymentIntent.created.desc())
+        # Money received only: a konbini intent still awaited (or lapsed) received 0.
+        query = (
+            LocalPaymentIntent.select()
+            .where(
+                (LocalPaymentIntent.status == "succeeded")
+                & (LocalPaymentIntent.amount_received > 0)
+            )
+            .order_by(LocalPaymentIntent.created.desc())
+        )
         if created_from is not None:
             query = query.where(LocalPaymentIntent.created >= created_from)
         if created_to is not None:
@@ -528,6 +643,7 @@ class LocalProvider:
             subscription_id=row.subscription_id,
             customer_id=row.customer_id,
             metadata=row.metadata,
+            payment_status=row.payment_status,
         )
 
     def _session_object(self, row: LocalCheckoutSession) -> dict:
@@ -536,7 +652,8 @@ class LocalProvider:
             "object": "checkout.session",
             "mode": row.mode,
             "status": row.status,
-            "payment_status": "paid" if row.status == "complete" else "unpaid",
+            "payment_status": row.payment_status,
+            "payment_method_types": ["card", "konbini"] if row.mode == "payment" else ["card"],
             "amount_total": row.amount_total,
             "currency": row.currency,
             "customer": row.customer_id,

@@ -80,6 +80,7 @@ def _session(obj) -> CheckoutSession:
         subscription_id=ref("subscription"),
         customer_id=ref("customer"),
         metadata=dict(data.get("metadata") or {}),
+        payment_status=data.get("payment_status"),
     )
 
 
@@ -209,9 +210,12 @@ class StripeProvider:
                 metadata = dict(data.get("metadata") or {})
                 if AD_METADATA_KEY not in metadata:
                     continue  # subscriptions and anything else: not ad revenue
+                received = int(data.get("amount_received") or 0)
+                if received <= 0:
+                    continue  # a delayed payment still awaited, failed or cancelled
                 yield PaymentIntent(
                     id=data["id"],
-                    amount_received=int(data.get("amount_received") or 0),
+                    amount_received=received,
                     currency=str(data.get("currency", "")).lower(),
                     created=int(data.get("created") or 0),
                     metadata=metadata,

@@ -114,3 +114,75 @@ def test_the_local_pages_do_not_exist_with_the_stripe_backend(settings):
 
     app = create_app(replace(settings, payment_backend="stripe", payment_api_key="sk_test_x"))
     assert app.test_client().get("/_local-payments/checkout/cs_1").status_code == 404
+
+
+def choose_konbini(site, stub_broker, stub_worker, reservation):
+    """Open the checkout page, choose konbini, and let the events arrive."""
+    session = ad_session(reservation, quantity=2)
+    page = requests.get(session.url, timeout=5)
+    assert "コンビニ払い (後払い)" in page.text
+    chosen = requests.post(f"{session.url}/konbini", allow_redirects=False, timeout=5)
+    assert chosen.status_code == 303
+    assert chosen.headers["Location"] == session.url  # back to the page, which waits
+    drain(stub_broker, stub_worker)
+    return session
+
+
+def test_konbini_then_settled_marks_the_reservation_paid(site, stub_broker, stub_worker):
+    # given a buyer who chose konbini on the checkout page
+    reservation = make_reservation()
+    session = choose_konbini(site, stub_broker, stub_worker, reservation)
+    # then the reservation is not paid yet, and the page waits for the money
+    assert AdReservation.get_by_id(reservation.id).payment_intent_id is None
+    waiting = requests.get(session.url, timeout=5).text
+    assert "入金する" in waiting and "支払い期限切れにする" in waiting
+    assert re.search(r'action="[^"]*/settle"', waiting)
+
+    # when the tester settles it
+    settled = requests.post(f"{session.url}/settle", allow_redirects=False, timeout=5)
+    assert settled.status_code == 303
+    drain(stub_broker, stub_worker)
+
+    # then the money is in and the reservation is paid
+    intent = LocalPaymentIntent.get()
+    assert (intent.amount_received, intent.status) == (100_000, "succeeded")
+    assert AdReservation.get_by_id(reservation.id).payment_intent_id == intent.id
+    assert {(e.endpoint, e.type) for e in PaymentEvent.select()} == {
+        ("ad-checkout", "checkout.session.completed"),
+        ("subscription", "checkout.session.completed"),
+        ("ad-checkout", "checkout.session.async_payment_succeeded"),
+    }
+    assert "お支払いは完了しています" in requests.get(session.url, timeout=5).text
+
+
+def test_konbini_then_lapsed_releases_the_hold(site, stub_broker, stub_worker):
+    # given a buyer who chose konbini on the checkout page
+    reservation = make_reservation()
+    session = choose_konbini(site, stub_broker, stub_worker, reservation)
+    # when the tester lets the payment lapse
+    lapsed = requests.post(f"{session.url}/fail", allow_redirects=False, timeout=5)
+    assert lapsed.status_code == 303
+    drain(stub_broker, stub_worker)
+    # then the hold is released, no money is counted, and the page says so
+    assert not AdReservation.select().where(AdReservation.id == reservation.id).exists()
+    assert LocalPaymentIntent.get().status == "canceled"
+    assert list(get_provider().list_ad_payment_intents()) == []
+    assert "支払い期限が切れました" in requests.get(session.url, timeout=5).text
+    late = requests.post(f"{session.url}/settle", allow_redirects=False, timeout=5)
+    assert late.status_code == 409
+
+
+def test_a_subscription_checkout_offers_no_konbini(client):
+    user = make_user()
+    session = get_provider().create_subscription_checkout(
+        customer_id="cus_local_x",
+        price_id="price_local_plus",
+        reference_id=user.id,
+        success_url="http://127.0.0.1/account",
+        cancel_url="http://127.0.0.1/account",
+        idempotency_key=f"subscribe-{user.id}",
+    )
+    page = client.get(f"/_local-payments/checkout/{session.id}").get_data(as_text=True)
+    assert "支払う" in page
+    assert "コンビニ払い" not in page
+    assert client.post(f"/_local-payments/checkout/{session.id}/konbini").status_code == 409

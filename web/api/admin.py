@@ -23,12 +23,17 @@ def _redis_broker():
 
 @bp.get("/queue")
 def queue_status():
-    """The queues and their dead letters, as `subsearch queue status` shows them."""
+    """The queues, their dead letters and the outbox, as `subsearch queue status` shows."""
+    from models import outbox
     from workers import deadletters
 
     broker = _redis_broker()
     rows = deadletters.status(broker) if broker else []
-    return jsonify(queues=[asdict(row) for row in rows])
+    waiting = outbox.waiting()
+    return jsonify(
+        queues=[asdict(row) for row in rows],
+        outbox={"waiting": waiting.count, "oldestSeconds": waiting.oldest_seconds},
+    )
 
 
 @bp.post("/queue/requeue")

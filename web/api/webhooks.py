@@ -7,16 +7,13 @@ import logging
 
 from flask import jsonify, request
 
-from models import counters
+from models import billing, counters, outbox
 from models.ad_checkout import apply_ad_checkout_event
-from models.billing import subscription_work
 from models.payments import WebhookSignatureInvalid, get_provider, webhooks
 from web.api import accepts_any_body, bp
 from web.errors import error_response
 
 log = logging.getLogger(__name__)
-
-SUBSCRIPTION_ENDPOINT = "subscription"
 
 
 def _verified_event() -> dict:
@@ -27,41 +24,45 @@ def _verified_event() -> dict:
 
 @bp.post("/webhooks/payment/ad-checkout")
 def ad_checkout_webhook():
-    """Always 200, so the provider stops retrying; failures are logged and counted."""
+    """200 when there is nothing (more) to do, bad signatures and unusable events
+    included, so the provider stops sending (spec); 500 when a verified event could not
+    be applied, so it sends it again (CONTRACT 10.3). Outcomes are logged and counted."""
     try:
-        outcome = apply_ad_checkout_event(_verified_event())
+        event = _verified_event()
+        outcome = apply_ad_checkout_event(event)
     except WebhookSignatureInvalid as error:
-        outcome = "bad_signature"
         log.warning("ad checkout webhook: %s", error)
+        counters.count("ad_checkout_webhook", "bad_signature")
+        return jsonify(received=True)
     except Exception:
-        outcome = "error"
-        log.exception("ad checkout webhook failed")
+        # Nothing was written (the event's record shares the write's transaction).
+        log.exception("ad checkout webhook failed; the provider will send it again")
+        counters.count("ad_checkout_webhook", "error")
+        return error_response(
+            500, "internal_error", "The event could not be applied; send it again."
+        )
     if outcome not in ("paid", "already_paid"):
-        log.info("ad checkout webhook: %s", outcome)
+        log.info("ad checkout webhook: %s (event %s)", outcome, event["id"])
     counters.count("ad_checkout_webhook", outcome)
     return jsonify(received=True)
 
 
 @bp.post("/auth/payment/webhook")
 def subscription_webhook():
-    from tasks.billing import handle_subscription_event
-
+    """Store the verified event (the outbox), then hand it to the worker. A queue that
+    cannot take it now loses nothing: the stored event is sent again until applied."""
     try:
+        payload = request.get_data(cache=True)
         event = _verified_event()
     except WebhookSignatureInvalid as error:
         log.warning("subscription webhook: %s", error)
         return error_response(400, "invalid_request", "The webhook signature is not valid.")
-    if not webhooks.record_event(event, SUBSCRIPTION_ENDPOINT):
+    receipt = billing.receive_webhook_event(event, payload.decode("utf-8"))
+    if receipt.pending:
+        # Sent again on a redelivery too: the first message may be the one Redis lost.
+        outbox.send_event(billing.EVENT_ENDPOINT, event["id"])
+    if not receipt.new:
         return jsonify(received=True, duplicate=True)
-    work = subscription_work(event)
-    if work is not None:
-        try:
-            handle_subscription_event.send(*work)
-        except Exception:
-            # Not handed on: forget the event so the provider's retry is new to us.
-            webhooks.forget_event(event, SUBSCRIPTION_ENDPOINT)
-            log.exception("could not enqueue subscription event %s", event["id"])
-            return error_response(503, "unavailable", "Try again later.")
     return jsonify(received=True)
 
 

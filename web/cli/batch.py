@@ -21,9 +21,15 @@ def monthly_reset(period, force):
     """Enqueue batch-monthly-reset: balances to plan limits, expired access removed."""
     if period and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", period):
         raise click.BadParameter("use YYYY-MM", param_hint="--period")
-    from tasks.credits import batch_monthly_reset
+    import tasks  # noqa: F401  (declares the actor)
+    from models import outbox
+    from models.db import write_transaction
+    from web.cli import open_db
 
-    batch_monthly_reset.send(period, force)
+    open_db()
+    with write_transaction():
+        message_id = outbox.add("batch-monthly-reset", period, force)
+    outbox.send(message_id)
     click.echo(
         f"enqueued batch-monthly-reset for {period or 'the current month'}"
         + (" (forced)" if force else "")

@@ -73,15 +73,24 @@ def scheduler(interval):
     import redis
 
     import tasks  # noqa: F401  (the actors it sends to)
+    from models import redis_client
     from scheduler.runner import run
+    from web.cli import open_db
     from workers.broker import broker
+
+    open_db()  # outboxed jobs are written to the database before they are queued
 
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     click.echo("scheduler running")
     with contextlib.suppress(KeyboardInterrupt):
         run(
-            redis.Redis.from_url(get_settings().redis_url),
+            # A frozen Redis fails the round after a few seconds instead of hanging it.
+            redis.Redis(
+                connection_pool=redis_client.connection_pool(
+                    get_settings().redis_url, redis_client.WORKER_TIMEOUT
+                )
+            ),
             broker,
             interval=interval,
             stop=lambda: bool(stopping),

@@ -23,11 +23,16 @@ def queue():
 
 @queue.command("status")
 def queue_status():
-    """Messages ready, delayed and dead-lettered per queue, then each dead letter."""
+    """Messages ready, delayed and dead-lettered per queue, each dead letter, and what
+    waits in the database outbox."""
+    from models import outbox
+    from web.cli import open_db
     from workers import deadletters
 
     broker = _broker()
     rows = deadletters.status(broker)
+    open_db()
+    waiting = outbox.waiting()
     click.echo(f"{'queue':<20} {'ready':>7} {'delayed':>8} {'dead':>6}")
     for row in rows:
         click.echo(f"{row.queue:<20} {row.ready:>7} {row.delayed:>8} {row.dead:>6}")
@@ -37,6 +42,8 @@ def queue_status():
                 f"dead {row.queue} {message.message_id} {message.actor_name}"
                 f" args={list(message.args)} kwargs={message.kwargs}"
             )
+    oldest = "-" if waiting.oldest_seconds is None else f"{waiting.oldest_seconds:.0f}s"
+    click.echo(f"outbox: {waiting.count} waiting to be processed, oldest {oldest}")
 
 
 @queue.command("requeue")

@@ -20,7 +20,7 @@ from models.ads.reservations import (
     reserve,
     stop,
 )
-from models.clock import iso, utcnow
+from models.clock import utcnow
 from models.errors import NotFound, ValidationError
 from models.payments import get_provider
 from models.payments.local_engine import LocalCheckoutSession
@@ -320,12 +320,14 @@ def test_the_admin_list_filters_and_carries_measurements():
 
     a, b = buy(), buy(slot="video-detail-below-player")
     AdImpressionDaily.create(
-        id="i1", ad_reservation=a, date="2027-01-01", country="JP", impressions=40
+        id="i1", ad_reservation=a, date=f"{NEXT}-01", country="JP", impressions=40
     )
     AdImpressionDaily.create(
-        id="i2", ad_reservation=a, date="2027-01-02", country="JP", impressions=10
+        id="i2", ad_reservation=a, date=f"{NEXT}-02", country="JP", impressions=10
     )
-    AdClickLog.create(id="c1", ad_reservation=a, country="JP", created_at=iso(utcnow()))
+    AdClickLog.create(
+        id="c1", ad_reservation=a, country="JP", created_at=f"{NEXT}-03T10:00:00.000Z"
+    )
     rows = {r["id"]: r for r in admin.list_reservations()}
     assert (rows[a.id]["impressions"], rows[a.id]["clicks"], rows[a.id]["ctr"]) == (50, 1, 0.02)
     assert (rows[b.id]["impressions"], rows[b.id]["ctr"]) == (0, None)

@@ -213,3 +213,49 @@ def test_read_a_checkout_session(provider, fake):
     session = provider.get_checkout_session("cs_test_9")
     assert fake.requests[-1]["path"] == "/v1/checkout/sessions/cs_test_9"
     assert (session.status, session.payment_intent_id) == ("complete", "pi_paid")
+
+
+def test_a_checkout_session_carries_its_payment_status(provider, fake, monkeypatch):
+    # given a konbini checkout the provider reports complete but unpaid
+    answer = fake.route
+
+    def unpaid(method, path, req):
+        status, payload = answer(method, path, req)
+        return status, {**payload, "payment_status": "unpaid"}
+
+    monkeypatch.setattr(fake, "route", unpaid)
+    # when it is read
+    session = provider.get_checkout_session("cs_test_9")
+    # then it is complete, and not paid
+    assert (session.status, session.payment_status, session.paid) == ("complete", "unpaid", False)
+
+
+def test_payment_intents_that_received_nothing_are_not_revenue(provider, fake):
+    ad = {"ad_reservation_id": "r-1", "country": "JP"}
+    fake.intents = [
+        {
+            "id": "pi_paid",
+            "amount_received": 50000,
+            "currency": "jpy",
+            "created": 10,
+            "status": "succeeded",
+            "metadata": ad,
+        },
+        {
+            "id": "pi_konbini",
+            "amount_received": 0,
+            "currency": "jpy",
+            "created": 11,
+            "status": "requires_action",
+            "metadata": ad,
+        },
+        {
+            "id": "pi_lapsed",
+            "amount_received": 0,
+            "currency": "jpy",
+            "created": 12,
+            "status": "canceled",
+            "metadata": ad,
+        },
+    ]
+    assert [i.id for i in provider.list_ad_payment_intents()] == ["pi_paid"]

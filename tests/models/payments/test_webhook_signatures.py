@@ -64,5 +64,31 @@ def test_an_event_is_new_once_per_endpoint():
     assert webhooks.record_event(EVENT, "subscription") is False
     assert webhooks.record_event(EVENT, "ad-checkout") is True
     assert PaymentEvent.select().count() == 2
-    webhooks.forget_event(EVENT, "subscription")
-    assert webhooks.record_event(EVENT, "subscription") is True
+
+
+def test_a_timestamp_beyond_the_tolerance_in_the_future_is_rejected():
+    # The SDK checks only the past; a signature made ahead of time is refused too.
+    ahead = int(time.time()) + webhooks.TOLERANCE_SECONDS + 1
+    with pytest.raises(WebhookSignatureInvalid, match="future"):
+        webhooks.verify(BODY, webhooks.sign(BODY, SECRETS[0], ahead), SECRETS)
+
+
+def test_a_timestamp_just_inside_the_tolerance_in_the_future_is_accepted():
+    ahead = int(time.time()) + webhooks.TOLERANCE_SECONDS - 10
+    assert webhooks.verify(BODY, webhooks.sign(BODY, SECRETS[0], ahead), SECRETS)["id"] == "evt_1"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [f"t={int(time.time())},v1=\u00e9", "v1=abc", "t=,v1=abc", "t=soon,v1=abc"],
+    ids=["non-ascii", "no-timestamp", "empty-timestamp", "word-timestamp"],
+)
+def test_malformed_headers_are_invalid_signatures_not_crashes(header):
+    with pytest.raises(WebhookSignatureInvalid):
+        webhooks.verify(BODY, header, SECRETS)
+
+
+def test_a_signed_event_id_the_database_cannot_store_is_not_an_event():
+    body = json.dumps({**EVENT, "id": "evt_\u0000"}).encode()
+    with pytest.raises(WebhookSignatureInvalid):
+        webhooks.verify(body, webhooks.sign(body, SECRETS[0]), SECRETS)

@@ -1,0 +1,249 @@
+"""The transactional outbox (CONTRACT 10.11): work whose loss would cost money or a
+promise is written to the database in the transaction that makes it necessary, sent
+to the queue after commit, and sent again by `redrive()` until its actor has run.
+
+Two kinds of rows wait here:
+- verified webhook events (`payment_events` with a payload), applied by the actor
+  named for their endpoint, which sets `processed_at` in the transaction that
+  applies them;
+- `outbox_messages`: any actor with its arguments, marked processed by the
+  `OutboxAck` worker middleware when the actor returns.
+
+Redis may lose a message (a restart without its data, eviction, a flush); the
+database does not. Actors fed from here are safe to run twice, because a redrive
+may cross a delivery that was only slow.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import dramatiq
+
+from models import redis_client
+from models.clock import iso, now_iso, parse_iso, utcnow
+from models.db import db
+from models.tables import OutboxMessage, PaymentEvent
+
+log = logging.getLogger(__name__)
+
+# The message options naming the outbox row, or the stored event, a message is for.
+OPTION = "outbox_id"
+EVENT_OPTION = "outbox_event"
+# A row still unprocessed this long after it was written is sent again...
+REDRIVE_AFTER = timedelta(minutes=2)
+# ...and again after 2, 4, 8... minutes, at most hourly, while it stays unprocessed.
+# A message that a worker is still retrying touches its row on every attempt, so the
+# redrive leaves it alone once the interval passes Dramatiq's own backoff: repeats
+# stay few however long an outage lasts.
+REDRIVE_MAX_INTERVAL = timedelta(hours=1)
+REDRIVE_BATCH = 500
+
+# The actor that applies a stored event, per webhook endpoint. Endpoints not listed
+# apply their events in the request that receives them (the ad checkout).
+EVENT_ACTORS = {"subscription": "process_subscription_event"}
+
+
+# -- messages ---------------------------------------------------------------------------
+
+
+def add(actor: str, *args) -> str:
+    """Write a message for `actor` in the caller's transaction; `send` it after commit."""
+    message_id = str(uuid.uuid4())
+    OutboxMessage.insert(
+        id=message_id, actor=actor, args=json.dumps(list(args), ensure_ascii=False)
+    ).execute()
+    return message_id
+
+
+def send(message_id: str, broker: dramatiq.Broker | None = None) -> bool:
+    """Send one outbox message now. False when it is already processed, or the queue
+    is unavailable (the row waits for `redrive`): the caller has nothing to undo."""
+    row = OutboxMessage.get_or_none(OutboxMessage.id == message_id)
+    if row is None or row.processed_at is not None:
+        return False
+    return _send_message(row, broker)
+
+
+def _send_message(row: OutboxMessage, broker=None) -> bool:
+    if not redis_client.available():
+        return False
+    try:
+        actor = (broker or dramatiq.get_broker()).get_actor(row.actor)
+        actor.send_with_options(args=tuple(json.loads(row.args)), **{OPTION: row.id})
+    except Exception as error:
+        redis_client.mark_down(error)
+        log.warning("outbox message %s (%s) not sent; it waits", row.id, row.actor, exc_info=True)
+        return False
+    _mark_sent(OutboxMessage, OutboxMessage.id == row.id)
+    return True
+
+
+def touch(message_id: str) -> None:
+    """A worker is attempting the message now: it is not lost (see REDRIVE_MAX_INTERVAL)."""
+    OutboxMessage.update(sent_at=now_iso()).where(
+        (OutboxMessage.id == message_id) & OutboxMessage.processed_at.is_null()
+    ).execute()
+
+
+def touch_event(endpoint: str, event_id: str) -> None:
+    PaymentEvent.update(sent_at=now_iso()).where(
+        _event_key(endpoint, event_id) & PaymentEvent.processed_at.is_null()
+    ).execute()
+
+
+def mark_processed(message_id: str) -> bool:
+    """The message's actor has run; False when it was marked already."""
+    return bool(
+        OutboxMessage.update(processed_at=now_iso())
+        .where((OutboxMessage.id == message_id) & OutboxMessage.processed_at.is_null())
+        .execute()
+    )
+
+
+# -- webhook events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Receipt:
+    new: bool  # first delivery of this event id to this endpoint
+    pending: bool  # still waiting to be applied
+
+
+def receive_event(endpoint: str, event: dict, payload: str, *, needs_work: bool) -> Receipt:
+    """Store a verified event once per endpoint, with its payload; an event that asks
+    nothing of us is stored as processed. One INSERT ... ON CONFLICT DO NOTHING, so two
+    deliveries at once cannot both be new."""
+    now = now_iso()
+    query = PaymentEvent.insert(
+        id=event["id"],
+        endpoint=endpoint,
+        type=str(event.get("type", ""))[:200],
+        payload=payload,
+        created_at=now,
+        processed_at=None if needs_work else now,
+    ).on_conflict_ignore()
+    if db.execute(query).rowcount == 1:
+        return Receipt(new=True, pending=needs_work)
+    row = PaymentEvent.get(_event_key(endpoint, event["id"]))
+    return Receipt(new=False, pending=row.processed_at is None)
+
+
+def send_event(endpoint: str, event_id: str, broker: dramatiq.Broker | None = None) -> bool:
+    """Send a stored event to its actor now; False when the queue is unavailable (the
+    event waits for `redrive`)."""
+    if not redis_client.available():
+        return False
+    try:
+        actor = (broker or dramatiq.get_broker()).get_actor(EVENT_ACTORS[endpoint])
+        actor.send_with_options(args=(event_id,), **{EVENT_OPTION: [endpoint, event_id]})
+    except Exception as error:
+        redis_client.mark_down(error)
+        log.warning("event %s (%s) not sent; it waits", event_id, endpoint, exc_info=True)
+        return False
+    _mark_sent(PaymentEvent, _event_key(endpoint, event_id))
+    return True
+
+
+def stored_event(endpoint: str, event_id: str) -> dict | None:
+    """The payload of a stored event still waiting to be applied, else None."""
+    row = PaymentEvent.get_or_none(_event_key(endpoint, event_id))
+    if row is None or row.processed_at is not None or not row.payload:
+        return None
+    return json.loads(row.payload)
+
+
+def mark_event_processed(endpoint: str, event_id: str) -> bool:
+    """Call in the transaction that applies the event; False when it was applied already."""
+    return bool(
+        PaymentEvent.update(processed_at=now_iso())
+        .where(_event_key(endpoint, event_id) & PaymentEvent.processed_at.is_null())
+        .execute()
+    )
+
+
+def _event_key(endpoint: str, event_id: str):
+    return (PaymentEvent.id == event_id) & (PaymentEvent.endpoint == endpoint)
+
+
+def _waiting_events():
+    return PaymentEvent.processed_at.is_null() & PaymentEvent.endpoint.in_(list(EVENT_ACTORS))
+
+
+# -- redrive ----------------------------------------------------------------------------
+
+
+def _mark_sent(model, where) -> None:
+    model.update(sent_at=now_iso(), send_count=model.send_count + 1).where(where).execute()
+
+
+def _due(row, now: datetime) -> bool:
+    """Written over REDRIVE_AFTER ago, and not sent within its backoff."""
+    if row.sent_at is None:
+        return True
+    backoff = min(REDRIVE_AFTER * 2 ** max(row.send_count - 1, 0), REDRIVE_MAX_INTERVAL)
+    return parse_iso(row.sent_at) <= now - backoff
+
+
+@dataclass(frozen=True)
+class Redriven:
+    events: int
+    messages: int
+
+
+def redrive(now: datetime | None = None, broker: dramatiq.Broker | None = None) -> Redriven:
+    """Send again every event and message still unprocessed REDRIVE_AFTER after it was
+    written (with a growing interval between repeats). Safe to run at any time."""
+    now = now or utcnow()
+    cutoff = iso(now - REDRIVE_AFTER)
+    events = messages = 0
+    for row in (
+        PaymentEvent.select()
+        .where(_waiting_events() & (PaymentEvent.created_at <= cutoff))
+        .order_by(PaymentEvent.created_at)
+        .limit(REDRIVE_BATCH)
+    ):
+        if _due(row, now) and send_event(row.endpoint, row.id, broker):
+            events += 1
+    for row in (
+        OutboxMessage.select()
+        .where(OutboxMessage.processed_at.is_null() & (OutboxMessage.created_at <= cutoff))
+        .order_by(OutboxMessage.created_at)
+        .limit(REDRIVE_BATCH)
+    ):
+        if _due(row, now) and _send_message(row, broker):
+            messages += 1
+    if events or messages:
+        log.warning(
+            "redrove %d event(s) and %d message(s) unprocessed after 2 min", events, messages
+        )
+    return Redriven(events=events, messages=messages)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    count: int
+    oldest_seconds: float | None
+
+
+def waiting(now: datetime | None = None) -> Waiting:
+    """How much waits to be processed, and the age of the oldest, for operators."""
+    now = now or utcnow()
+    oldest = []
+    count = 0
+    for model, where in (
+        (PaymentEvent, _waiting_events()),
+        (OutboxMessage, OutboxMessage.processed_at.is_null()),
+    ):
+        count += model.select().where(where).count()
+        first = model.select(model.created_at).where(where).order_by(model.created_at).first()
+        if first is not None:
+            oldest.append(parse_iso(first.created_at))
+    return Waiting(
+        count=count,
+        oldest_seconds=(now - min(oldest)).total_seconds() if oldest else None,
+    )

@@ -1,0 +1,83 @@
+"""Reservations paid with a delayed method (konbini): the scheduled hold release waits
+for the money, one release serves the scheduler and the webhook, and revenue counts
+only what arrived."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from models.ads import admin
+from models.ads.months import add_months, month_of
+from models.ads.reservations import release_hold, release_unpaid_holds, reserve
+from models.clock import utcnow
+from models.payments import get_provider
+from models.tables import AdCheckout, AdReservation
+from tests.factories import make_profile, make_upload, make_user
+
+NEXT = add_months(month_of(utcnow()), 1)
+AFTER_THE_TTL = timedelta(minutes=61)
+
+
+def buy(months=1):
+    user = make_user()
+    body = {
+        "profileId": make_profile(user).id,
+        "slot": "search-result-bottom",
+        "country": "JP",
+        "startMonth": NEXT,
+        "months": months,
+        "advertiserName": "山田商店",
+        "imageUrl": make_upload(user),
+        "redirectUrl": "https://example.jp/shop",
+        "consent": True,
+    }
+    return reserve(user.id, body)[0]
+
+
+def session_of(reservation) -> str:
+    return AdCheckout.get_by_id(reservation.id).checkout_session_id
+
+
+def test_a_checkout_complete_but_unpaid_keeps_its_hold():
+    # given a buyer who chose konbini and has not paid yet (the webhook not yet here)
+    reservation = buy()
+    get_provider().complete(session_of(reservation), method="konbini")
+    # when the checkout's time is long over and the scheduler releases unpaid holds
+    released = release_unpaid_holds(utcnow() + AFTER_THE_TTL)
+    # then the hold stays, unpaid: the money may still come
+    assert released == []
+    assert AdReservation.get_by_id(reservation.id).payment_intent_id is None
+
+
+def test_a_konbini_payment_settled_before_its_event_is_recorded_by_the_release():
+    reservation = buy()
+    provider = get_provider()
+    provider.complete(session_of(reservation), method="konbini")
+    provider.settle(session_of(reservation))
+    assert release_unpaid_holds(utcnow() + AFTER_THE_TTL) == []
+    intent = provider.get_checkout_session(session_of(reservation)).payment_intent_id
+    assert AdReservation.get_by_id(reservation.id).payment_intent_id == intent
+
+
+def test_release_hold_frees_an_unpaid_position_but_never_a_paid_one():
+    unpaid, paid = buy(), buy()
+    AdReservation.update(payment_intent_id="pi_card").where(AdReservation.id == paid.id).execute()
+    assert release_hold(unpaid, "test") is True
+    assert release_hold(paid, "test") is False
+    assert not AdReservation.select().where(AdReservation.id == unpaid.id).exists()
+    assert AdReservation.get_by_id(paid.id).payment_intent_id == "pi_card"
+    assert buy().position == 1  # the released position is free again
+
+
+def test_revenue_counts_only_settled_money():
+    # given a card payment (1 month), a settled konbini (2) and an awaited one (3)
+    provider = get_provider()
+    card, settled, awaited = buy(1), buy(2), buy(3)
+    provider.complete(session_of(card))
+    provider.complete(session_of(settled), method="konbini")
+    provider.settle(session_of(settled))
+    provider.complete(session_of(awaited), method="konbini")
+    # then revenue is the card's and the settled payment's, no more
+    result = admin.revenue()
+    assert result["totals"] == [{"currency": "jpy", "amountReceived": 150_000}]
+    assert [row["payments"] for row in result["adRevenue"]] == [2]

@@ -1,0 +1,98 @@
+"""Real processes for flow tests: the web front and workers, on the test database and
+the test Redis (or another Redis URL, such as a frozen one)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+import pytest
+import requests
+
+from tests.workers.test_queue_flow import ROOT, _env, wait_for
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(process) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        kill(process)
+
+
+def kill(process) -> None:
+    """SIGKILL the process and its children (a Dramatiq worker runs in a child of its
+    main process): no chance to give anything back, and no orphan left behind."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+@pytest.fixture
+def start_web(tmp_path):
+    """start_web(**env) runs `subsearch serve` and returns its base URL once it answers."""
+    started = []
+
+    def start(**env):
+        port = free_port()
+        log_path = tmp_path / f"web{len(started)}.log"
+        log = open(log_path, "wb")  # noqa: SIM115  (closed at teardown)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "web.cli", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env={**_env(), **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        started.append((process, log))
+        url = f"http://127.0.0.1:{port}"
+
+        def up():
+            try:
+                return requests.get(f"{url}/api/ping", timeout=1).ok
+            except requests.RequestException:
+                return False
+
+        assert wait_for(up, timeout=30), log_path.read_text()
+        return url
+
+    yield start
+    for process, log in started:
+        stop(process)
+        log.close()
+
+
+@pytest.fixture
+def start_worker(tmp_path):
+    """start_worker() runs a Dramatiq worker process over `tasks`."""
+    started = []
+
+    def start(**env):
+        log = open(tmp_path / f"worker{len(started)}.log", "wb")  # noqa: SIM115
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dramatiq", "tasks", "--processes", "1", "--threads", "2"],
+            cwd=ROOT,
+            env={**_env(), **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, for `kill`
+        )
+        started.append((process, log))
+        return process
+
+    yield start
+    for process, log in started:
+        if process.poll() is None:
+            stop(process)
+        kill(process)  # any child left behind
+        log.close()

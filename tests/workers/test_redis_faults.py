@@ -1,0 +1,148 @@
+"""Processes that die and a Redis that hangs: a killed worker's messages come back
+within a minute, and the web front never waits long on a frozen Redis."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import uuid
+from contextlib import contextmanager
+
+import pytest
+import redis
+import requests
+from dramatiq import Message
+
+from models.ads.months import month_of
+from models.clock import now_iso, utcnow
+from models.db import is_postgres
+from models.tables import AdClickLog, AdImpressionDaily
+from tests.conftest import TEST_REDIS_URL
+from tests.factories import make_reservation
+from tests.fakes.frozen_server import frozen_server
+from tests.workers.conftest import kill
+from tests.workers.test_queue_flow import wait_for
+from workers.broker import build_broker
+
+pytestmark = pytest.mark.flow
+
+
+def impressions(reservation_id) -> int:
+    rows = AdImpressionDaily.select().where(AdImpressionDaily.ad_reservation == reservation_id)
+    return sum(row.impressions for row in rows)
+
+
+@contextmanager
+def writes_blocked():
+    """Hold the database's write lock from another connection, so a worker's writes wait."""
+    url = os.environ["DATABASE_URL"]
+    if is_postgres():
+        import psycopg2
+
+        conn = psycopg2.connect(url)
+        cur = conn.cursor()
+        cur.execute("LOCK TABLE ad_impression_events IN ACCESS EXCLUSIVE MODE")
+    else:
+        conn = sqlite3.connect(url[len("sqlite:///") :], isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        conn.rollback()
+        conn.close()
+
+
+def unacknowledged(client) -> int:
+    return sum(client.scard(key) for key in client.scan_iter(match="dramatiq:__acks__.*"))
+
+
+def test_a_killed_workers_messages_are_delivered_again_within_60_s(start_worker, redis_client):
+    reservation = make_reservation(status="active", start_month=month_of(utcnow()))
+    broker = build_broker(TEST_REDIS_URL)
+    at = now_iso()
+    with writes_blocked():
+        first = start_worker()
+        for _ in range(10):
+            broker.enqueue(
+                Message(
+                    queue_name="measure",
+                    actor_name="record_impression",
+                    args=(str(uuid.uuid4()), reservation.id, at[:10], "JP", at),
+                    kwargs={},
+                    options={},
+                )
+            )
+        # The worker holds messages it cannot finish while writes wait.
+        assert wait_for(lambda: unacknowledged(redis_client) > 0, timeout=30)
+        time.sleep(0.5)
+        kill(first)  # SIGKILL, its worker process included
+    assert unacknowledged(redis_client) > 0
+    assert impressions(reservation.id) == 0
+
+    started = time.monotonic()
+    start_worker()
+    assert wait_for(lambda: impressions(reservation.id) == 10, timeout=60), impressions(
+        reservation.id
+    )
+    assert time.monotonic() - started < 60
+    time.sleep(1)
+    assert impressions(reservation.id) == 10  # nothing counted twice
+    broker.close()
+
+
+def test_a_send_to_a_frozen_redis_gives_up_within_250_ms():
+    with frozen_server() as port:
+        broker = build_broker(f"redis://127.0.0.1:{port}/0")
+        message = Message(
+            queue_name="measure", actor_name="record_click", args=(), kwargs={}, options={}
+        )
+        started = time.monotonic()
+        with pytest.raises(redis.RedisError):
+            broker.enqueue(message)
+        assert time.monotonic() - started < 0.3
+        broker.close()
+
+
+@pytest.fixture
+def web_on_frozen_redis(start_web):
+    """The web front as a process of its own, its Redis frozen."""
+    with frozen_server() as redis_port:
+        yield start_web(REDIS_URL=f"redis://127.0.0.1:{redis_port}/0")
+
+
+def test_clicks_never_wait_on_a_frozen_redis_and_are_still_logged(web_on_frozen_redis):
+    reservation = make_reservation(status="active", start_month=month_of(utcnow()))
+    session = requests.Session()
+    for _ in range(5):
+        started = time.monotonic()
+        response = session.get(
+            f"{web_on_frozen_redis}/api/ad-click/{reservation.id}",
+            headers={"User-Agent": "Mozilla/5.0", "Edge-IPCountry": "JP"},
+            allow_redirects=False,
+            timeout=5,
+        )
+        assert response.status_code == 302
+        assert time.monotonic() - started < 0.5
+    count = AdClickLog.select().where(AdClickLog.ad_reservation == reservation.id).count()
+    assert count == 5
+
+
+def test_impressions_never_wait_on_a_frozen_redis_and_count_once(web_on_frozen_redis):
+    reservation = make_reservation(status="active", start_month=month_of(utcnow()))
+    session = requests.Session()
+    session.headers.update({"User-Agent": "Mozilla/5.0", "Edge-IPCountry": "JP"})
+    served = session.get(
+        f"{web_on_frozen_redis}/api/ads/serve",
+        params={"slot": "search-result-bottom", "country": "JP"},
+        timeout=5,
+    ).json()
+    ad = served["positions"][0]["ad"]
+    assert ad["reservationId"] == reservation.id
+    beacon = ad["impressionUrl"][ad["impressionUrl"].index("/api/") :]
+    for _ in range(3):  # the same render posted again counts nothing more
+        started = time.monotonic()
+        response = session.post(f"{web_on_frozen_redis}{beacon}", timeout=5)
+        assert response.status_code in (202, 204)
+        assert time.monotonic() - started < 0.5
+    assert impressions(reservation.id) == 1
