@@ -28,9 +28,17 @@ def release_unpaid_ad_holds():
 
 
 @dramatiq.actor(queue_name="measure", max_retries=20)
-def record_click(click_id: str, reservation_id: str, country: str, user_agent: str | None, at: str):
-    """Log one click under the id made when it arrived; a redelivery inserts nothing."""
-    measurement.record_click(click_id, reservation_id, country, user_agent, at)
+def record_click(
+    click_id: str,
+    reservation_id: str,
+    country: str,
+    user_agent: str | None,
+    at: str,
+    view_token: str | None = None,
+):
+    """Log one click under the id made when it arrived; a redelivery inserts nothing.
+    view_token comes last and optional, so messages queued before it existed still run."""
+    measurement.record_click(click_id, reservation_id, country, user_agent, at, view_token)
 
 
 @dramatiq.actor(queue_name="measure", max_retries=20)

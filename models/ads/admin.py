@@ -31,21 +31,35 @@ def measured(impressions: int, clicks: int) -> dict:
 
 
 def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
-    """reservation id -> (impressions, clicks), in two grouped queries."""
+    """reservation id -> (impressions, clicks) inside each reservation's contract period
+    (first day of start_month to last day of end_month, UTC), in two grouped queries; so
+    the totals equal the sum of the daily chart and the admin report over the period.
+    Bounds are text: dates and timestamps are fixed-width ISO text, and '-31' is at or
+    after the last day of any month."""
     if not reservation_ids:
         return {}
+    # Driven from ad_reservations and grouped by its id: each reservation is one range
+    # of the (reservation, date|created_at) index, and no sort of every counted row.
     impressions = dict(
-        AdImpressionDaily.select(
-            AdImpressionDaily.ad_reservation, fn.SUM(AdImpressionDaily.impressions)
+        AdReservation.select(AdReservation.id, fn.SUM(AdImpressionDaily.impressions))
+        .join(AdImpressionDaily, on=(AdImpressionDaily.ad_reservation == AdReservation.id))
+        .where(
+            AdReservation.id.in_(reservation_ids)
+            & (AdImpressionDaily.date >= AdReservation.start_month.concat("-01"))
+            & (AdImpressionDaily.date <= AdReservation.end_month.concat("-31"))
         )
-        .where(AdImpressionDaily.ad_reservation.in_(reservation_ids))
-        .group_by(AdImpressionDaily.ad_reservation)
+        .group_by(AdReservation.id)
         .tuples()
     )
     clicks = dict(
-        AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(SQL("*")))
-        .where(AdClickLog.ad_reservation.in_(reservation_ids))
-        .group_by(AdClickLog.ad_reservation)
+        AdReservation.select(AdReservation.id, fn.COUNT(SQL("*")))
+        .join(AdClickLog, on=(AdClickLog.ad_reservation == AdReservation.id))
+        .where(
+            AdReservation.id.in_(reservation_ids)
+            & (AdClickLog.created_at >= AdReservation.start_month.concat("-01T00:00:00.000Z"))
+            & (AdClickLog.created_at <= AdReservation.end_month.concat("-31T23:59:59.999Z"))
+        )
+        .group_by(AdReservation.id)
         .tuples()
     )
     return {

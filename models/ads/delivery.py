@@ -10,8 +10,9 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime
 
-from models.ads import POSITIONS, delivery_cache
+from models.ads import POSITIONS, delivery_cache, view_tokens
 from models.countries import usable_country
 from models.plans import plan_of
 from models.settings import get_settings
@@ -31,15 +32,30 @@ class DirectAd:
     advertiser_name: str
     image_url: str
 
-    def json(self) -> dict:
+    def json(self, render_id: bytes, now: datetime | None = None) -> dict:
+        """The ad as served in one render: its click and impression URLs carry the
+        render's view token for this ad."""
         base = get_settings().public_base_url
+        token = view_tokens.make(self.reservation_id, self.position, render_id, now)
         return {
             "reservationId": self.reservation_id,
             "advertiserName": self.advertiser_name,
             "imageUrl": self.image_url,
-            "clickUrl": f"{base}/api/ad-click/{self.reservation_id}",
-            "impressionUrl": f"{base}/api/ad-impression/{self.reservation_id}",
+            "clickUrl": f"{base}/api/ad-click/{self.reservation_id}?v={token}",
+            "impressionUrl": f"{base}/api/ad-impression/{self.reservation_id}?v={token}",
         }
+
+
+@dataclass(frozen=True)
+class LiveAd:
+    """What a click or an impression on an active reservation needs to know."""
+
+    redirect_url: str
+    start_month: str
+    end_month: str
+
+    def in_period(self, month: str) -> bool:
+        return self.start_month <= month <= self.end_month
 
 
 _cache: dict[tuple, tuple[float, int, list[DirectAd]]] = {}
@@ -85,25 +101,31 @@ def active_ads(slot: str, country: str, month: str) -> list[DirectAd]:
     return ads
 
 
-def active_redirects() -> dict[str, str]:
-    """Every active reservation's redirect URL by id, cached like delivery, so a click
-    or an impression on a live ad needs no database read."""
+def active_reservations() -> dict[str, LiveAd]:
+    """Every active reservation's redirect URL and period by id, cached like delivery, so
+    a click or an impression on a live ad needs no database read."""
     generation = delivery_cache.generation()
     now = time.monotonic()
     if generation >= 0:
         with _lock:
-            cached = _cache.get(("redirects",))
+            cached = _cache.get(("live",))
         if cached and cached[1] == generation and now - cached[0] < CACHE_SECONDS:
             return cached[2]
-    redirects = dict(
-        AdReservation.select(AdReservation.id, AdReservation.redirect_url)
+    live = {
+        rid: LiveAd(redirect_url, start, end)
+        for rid, redirect_url, start, end in AdReservation.select(
+            AdReservation.id,
+            AdReservation.redirect_url,
+            AdReservation.start_month,
+            AdReservation.end_month,
+        )
         .where(AdReservation.status == "active")
         .tuples()
-    )
+    }
     if generation >= 0:
         with _lock:
-            _cache[("redirects",)] = (now, generation, redirects)
-    return redirects
+            _cache[("live",)] = (now, generation, live)
+    return live
 
 
 def clear_process_cache() -> None:

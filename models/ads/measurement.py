@@ -1,5 +1,6 @@
 """Measurement of direct ads: clicks logged once per click id, impressions counted
-once per event id into one row per (reservation, UTC date, country)."""
+once per event id into one row per (reservation, UTC date, country), and only inside
+the reservation's contract period (CONTRACT 10.9)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import re
 import uuid
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
+import redis
 from crawleruseragents import is_crawler
 
+from models import redis_client
+from models.ads.months import month_of
 from models.clock import iso, now_iso, utcnow
 from models.countries import usable_country
 from models.db import db, write_transaction
@@ -18,6 +23,9 @@ from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent, AdRe
 # The spec's patterns, on top of the maintained list.
 SPEC_BOT = re.compile(r"bot|crawler|spider", re.IGNORECASE)
 EVENT_KEEP = timedelta(days=7)
+# A little longer than a view token lives, so a replay within its life is caught here.
+SEEN_SECONDS = 31 * 60
+SEEN_KEY = "subsearch:ads:seen:"
 UNKNOWN_COUNTRY = "unknown"
 
 
@@ -33,22 +41,52 @@ def stored_country(header: str | None) -> str:
     return usable_country(header) or UNKNOWN_COUNTRY
 
 
-def reservation_state(reservation_id: str) -> tuple[str, str | None]:
-    """("unknown" | "inactive" | "active", redirect_url). Live ads come from the delivery
-    cache; only other ids are looked up."""
-    from models.ads.delivery import active_redirects
+class AdState(NamedTuple):
+    status: str  # "unknown" | "inactive" | "active"
+    redirect_url: str | None
+    # Active and inside its contract period now: only then is anything counted. An
+    # approved ad is active before its start month, and stays active for minutes after
+    # its end month until the daily expiry job runs.
+    counts: bool
 
-    target = active_redirects().get(reservation_id)
-    if target is not None:
-        return "active", target
+
+def reservation_state(reservation_id: str, now: datetime | None = None) -> AdState:
+    """Live ads come from the delivery cache; only other ids are looked up."""
+    from models.ads.delivery import active_reservations
+
+    month = month_of(now or utcnow())
+    live = active_reservations().get(reservation_id)
+    if live is not None:
+        return AdState("active", live.redirect_url, live.in_period(month))
     row = (
-        AdReservation.select(AdReservation.status, AdReservation.redirect_url)
+        AdReservation.select(
+            AdReservation.status,
+            AdReservation.redirect_url,
+            AdReservation.start_month,
+            AdReservation.end_month,
+        )
         .where(AdReservation.id == reservation_id)
         .first()
     )
     if row is None:
-        return "unknown", None
-    return ("active" if row.status == "active" else "inactive"), row.redirect_url
+        return AdState("unknown", None, False)
+    if row.status != "active":
+        return AdState("inactive", row.redirect_url, False)
+    return AdState("active", row.redirect_url, row.start_month <= month <= row.end_month)
+
+
+def seen_before(identity: str) -> bool:
+    """A cheap first filter of replayed view tokens, before anything is queued. The
+    event id recorded with the count stays the authority: when Redis is down this says
+    no and the database still counts the token once."""
+    if not redis_client.available():
+        return False
+    try:
+        first = redis_client.get_redis().set(SEEN_KEY + identity, 1, nx=True, ex=SEEN_SECONDS)
+    except redis.RedisError as error:
+        redis_client.mark_down(error)
+        return False
+    return not first
 
 
 def new_event_id() -> str:
@@ -56,16 +94,23 @@ def new_event_id() -> str:
 
 
 def record_click(
-    click_id: str, reservation_id: str, country: str, user_agent: str | None, at: str
+    click_id: str,
+    reservation_id: str,
+    country: str,
+    user_agent: str | None,
+    at: str,
+    view_token: str | None = None,
 ) -> bool:
-    """Insert the click under its own id; a second delivery of the same click inserts
-    nothing. Returns whether a row was added."""
+    """Insert the click under its own id, with the view token it carried if that was
+    genuine; a second delivery of the same click inserts nothing. Returns whether a row
+    was added."""
     query = AdClickLog.insert(
         id=click_id,
         ad_reservation=reservation_id,
         country=country,
         user_agent=(user_agent or None) and user_agent[:512],
         created_at=at,
+        view_token=view_token,
     ).on_conflict_ignore()
     return db.execute(query).rowcount == 1
 

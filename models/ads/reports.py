@@ -90,6 +90,22 @@ def _daily_clicks(reservation_ids, start: str, end: str):
     return {(rid, when): int(total) for rid, when, total in query.tuples()}
 
 
+def _unverified_clicks(reservation_ids, start: str, end: str) -> dict[str, int]:
+    """reservation id -> clicks in the range whose URL carried no genuine view token (not
+    from an ad this service rendered: a copied link, a bot, a forgery)."""
+    query = (
+        AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(SQL("*")))
+        .where(
+            (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
+            & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")
+            & AdClickLog.view_token.is_null()
+            & AdClickLog.ad_reservation.in_(reservation_ids)
+        )
+        .group_by(AdClickLog.ad_reservation)
+    )
+    return {rid: int(total) for rid, total in query.tuples()}
+
+
 def advertiser_reservation(user_id: str, reservation_id: str, now: datetime | None = None):
     """One own reservation with a daily series over its whole period (first day of the
     start month to the last day of the end month) and a preview; others' are 404."""
@@ -154,7 +170,8 @@ def admin_report(start: date, end: date) -> dict:
     """Spec, Reporting item 4: (a) every reservation, any status, whose months overlap
     the range's months; (b) impressions with date in range; (c) clicks from the start
     date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
-    (e) a daily trend, ascending, of dates with any impression or click."""
+    (e) a daily trend, ascending, of dates with any impression or click. Each row and the
+    totals also carry unverifiedClicks: those of (c) without a genuine view token."""
     first_month, last_month = month_of_date(start), month_of_date(end)
     reservations = list(
         AdReservation.select()
@@ -165,6 +182,7 @@ def admin_report(start: date, end: date) -> dict:
     day_from, day_to = start.isoformat(), end.isoformat()
     impressions = _daily_impressions(ids, day_from, day_to) if ids else {}
     clicks = _daily_clicks(ids, day_from, day_to) if ids else {}
+    unverified = _unverified_clicks(ids, day_from, day_to) if ids else {}
     per_reservation: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     per_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for (rid, day), count in impressions.items():
@@ -177,7 +195,12 @@ def admin_report(start: date, end: date) -> dict:
     for r in reservations:
         imp, clk = per_reservation[r.id]
         rows.append(
-            {**placement_json(r), "advertiserName": r.advertiser_name, **measured(imp, clk)}
+            {
+                **placement_json(r),
+                "advertiserName": r.advertiser_name,
+                **measured(imp, clk),
+                "unverifiedClicks": unverified.get(r.id, 0),
+            }
         )
     total_impressions = sum(row["impressions"] for row in rows)
     total_clicks = sum(row["clicks"] for row in rows)
@@ -194,6 +217,7 @@ def admin_report(start: date, end: date) -> dict:
             "impressions": total_impressions,
             "clicks": total_clicks,
             "ctr": ctr(total_impressions, total_clicks),
+            "unverifiedClicks": sum(row["unverifiedClicks"] for row in rows),
         },
         "dailyTrend": trend,
     }

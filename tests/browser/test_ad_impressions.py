@@ -99,3 +99,28 @@ def test_the_card_shows_its_label_and_fills_four_positions(page, site, video):
         "getComputedStyle(document.querySelector('.ad-slot')).gridTemplateColumns.split(' ').length"
     )
     assert columns == 4  # 1000 px wide: one row of four
+
+
+def test_each_render_of_the_page_counts_once(page, site, video, stub_broker, stub_worker):
+    seen = live("video-detail-below-player", "二回見る広告")
+    answers = []
+    page.on(
+        "response",
+        lambda r: answers.append(r.status) if f"/api/ad-impression/{seen.id}" in r.url else None,
+    )
+    card = f'[data-reservation-id="{seen.id}"]'
+    for _ in range(2):
+        page.goto(f"{site}/videos/{video}")
+        page.locator(card).scroll_into_view_if_needed()
+        page.wait_for_function(f"document.querySelector('{card}').dataset.impressionSent")
+        page.wait_for_timeout(300)  # let the beacon reach the server
+    # The second render's beacon, sent again by hand, is a replay.
+    replay = page.evaluate(
+        f"fetch(document.querySelector('{card}').dataset.impressionUrl, {{method: 'POST'}})"
+        ".then(r => r.status)"
+    )
+
+    drain(stub_broker, stub_worker, queues=("measure",))
+    assert answers[:2] == [202, 202]
+    assert replay == 204
+    assert counted(seen) == 2

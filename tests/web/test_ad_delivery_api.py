@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import redis
+from peewee import fn
 
+from models.ads import measurement, view_tokens
 from models.ads.delivery import clear_process_cache
 from models.ads.measurement import prune_impression_events, record_impression
-from models.ads.months import month_of
+from models.ads.months import add_months, month_of
 from models.ads.reservations import approve, stop
 from models.clock import iso, utcnow
 from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent
@@ -18,6 +22,7 @@ from tests.factories import make_reservation, make_subscription, make_user, sign
 
 MONTH = month_of(utcnow())
 BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130 Safari/537.36"
+SEEN = {"User-Agent": BROWSER, "Edge-IPCountry": "JP"}
 
 
 @pytest.fixture(autouse=True)
@@ -44,6 +49,56 @@ def run_worker(stub_broker, stub_worker):
     stub_worker.join()
 
 
+def live(slot="video-detail-below-player", position=1, start=MONTH, end=MONTH):
+    reservation = make_reservation(
+        slot=slot,
+        position=position,
+        start_month=start,
+        end_month=end,
+        payment_intent_id="pi",
+        redirect_url="https://other.example/",
+    )
+    approve(reservation.id)
+    return reservation
+
+
+def served(client, reservation, month=None):
+    """The reservation's ad in a fresh serve answer (a new render)."""
+    query = f"/api/ads/serve?slot={reservation.slot_id}&country=JP"
+    body = client.get(query + (f"&month={month}" if month else "")).get_json()
+    return body["positions"][reservation.position - 1]["ad"]
+
+
+def local(url: str) -> str:
+    """A served URL as a path for the test client."""
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}" if parts.query else parts.path
+
+
+def token_of(url: str) -> str:
+    return parse_qs(urlsplit(url).query)["v"][0]
+
+
+def deliver(stub_broker) -> int:
+    """Run what the front queued on "measure", each message once; returns how many."""
+    from tasks.ads import record_click, record_impression
+
+    actors = {a.actor_name: a for a in (record_click, record_impression)}
+    messages = take_messages(stub_broker, "measure")
+    for message in messages:
+        actors[message["actor_name"]](*message["args"])
+    return len(messages)
+
+
+def counted(reservation) -> int:
+    total = (
+        AdImpressionDaily.select(fn.SUM(AdImpressionDaily.impressions))
+        .where(AdImpressionDaily.ad_reservation == reservation.id)
+        .scalar()
+    )
+    return int(total or 0)
+
+
 def test_serve_answers_the_contract(client, ad):
     body = client.get("/api/ads/serve?slot=video-detail-below-player&country=JP").get_json()
     assert (body["slot"], body["country"], body["month"], body["adsEnabled"]) == (
@@ -57,8 +112,20 @@ def test_serve_answers_the_contract(client, ad):
     shown = body["positions"][1]["ad"]
     assert shown["reservationId"] == ad.id
     assert shown["advertiserName"] == ad.advertiser_name
-    assert shown["clickUrl"].endswith(f"/api/ad-click/{ad.id}")
-    assert shown["impressionUrl"].endswith(f"/api/ad-impression/{ad.id}")
+    click, seen = urlsplit(shown["clickUrl"]), urlsplit(shown["impressionUrl"])
+    assert (click.path, seen.path) == (f"/api/ad-click/{ad.id}", f"/api/ad-impression/{ad.id}")
+    assert token_of(shown["clickUrl"]) == token_of(shown["impressionUrl"])
+    assert view_tokens.verify(token_of(shown["impressionUrl"]), ad.id).status == "valid"
+
+
+def test_each_serve_answer_is_a_render_of_its_own_and_each_ad_has_its_own_token(client, ad):
+    other = live(position=4)
+    first = client.get("/api/ads/serve?slot=video-detail-below-player&country=JP").get_json()
+    again = served(client, ad)
+    [a, b] = [p["ad"] for p in first["positions"] if p["ad"]]
+    assert (a["reservationId"], b["reservationId"]) == (ad.id, other.id)
+    assert len({token_of(a["impressionUrl"]), token_of(b["impressionUrl"])}) == 2
+    assert token_of(again["impressionUrl"]) != token_of(a["impressionUrl"])
 
 
 @pytest.mark.parametrize("country", ["XX", "T1", "ZZ", "jpn"])
@@ -99,6 +166,58 @@ def test_a_click_is_logged_once_and_redirected(client, ad, stub_broker):
     assert (row.ad_reservation_id, row.country, row.user_agent) == (ad.id, "JP", BROWSER)
 
 
+def test_the_served_click_url_logs_its_view_token(client, ad, stub_broker):
+    url = served(client, ad)["clickUrl"]
+    response = client.get(local(url), headers=SEEN)
+    assert response.headers["Location"] == "https://advertiser.example/landing?x=1"
+    deliver(stub_broker)
+    assert AdClickLog.get().view_token == token_of(url)
+
+
+def test_every_click_is_logged_even_with_the_same_token(client, ad, stub_broker):
+    url = local(served(client, ad)["clickUrl"])
+    for _ in range(3):
+        assert client.get(url, headers=SEEN).status_code == 302
+    assert deliver(stub_broker) == 3
+    assert AdClickLog.select().where(AdClickLog.view_token.is_null(False)).count() == 3
+
+
+def test_a_click_with_an_expired_but_genuine_token_keeps_it(client, ad, stub_broker):
+    an_hour_ago = utcnow() - timedelta(hours=1)
+    token = view_tokens.make(ad.id, ad.position, view_tokens.new_render_id(), now=an_hour_ago)
+    assert client.get(f"/api/ad-click/{ad.id}?v={token}", headers=SEEN).status_code == 302
+    deliver(stub_broker)
+    assert AdClickLog.get().view_token == token
+
+
+@pytest.mark.parametrize("v", ["missing", "forged", "other", "garbage", "%00%FF", "x" * 44])
+def test_a_click_without_a_genuine_token_is_logged_with_a_null_token(client, ad, stub_broker, v):
+    other = live(position=4)
+    token = token_of(served(client, ad)["clickUrl"])
+    given = {
+        "missing": None,
+        "forged": token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
+        "other": token_of(served(client, other)["clickUrl"]),
+        "garbage": "'\"<script>",
+    }.get(v, v)
+    url = f"/api/ad-click/{ad.id}" + ("" if given is None else f"?v={given}")
+    response = client.get(url, headers=SEEN)
+    assert response.status_code == 302
+    deliver(stub_broker)
+    [row] = AdClickLog.select()
+    assert row.view_token is None
+
+
+def test_click_messages_with_and_without_a_view_token_both_run(ad):
+    from tasks.ads import record_click
+
+    at = iso(utcnow())
+    record_click("queued-before-tokens", ad.id, "JP", BROWSER, at)  # five arguments
+    record_click("queued-now", ad.id, "JP", BROWSER, at, "the-token")
+    tokens = {c.id: c.view_token for c in AdClickLog.select()}
+    assert tokens == {"queued-before-tokens": None, "queued-now": "the-token"}
+
+
 def test_a_click_from_an_unusable_country_is_stored_as_unknown(
     client, ad, stub_broker, stub_worker
 ):
@@ -114,6 +233,19 @@ def test_clicks_on_unknown_or_inactive_ads_are_404_and_not_logged(client, ad, st
     assert take_messages(stub_broker, "measure") == []
 
 
+@pytest.mark.parametrize("when", ["before the start month", "after the end month"])
+def test_a_click_outside_the_contract_period_redirects_and_logs_nothing(client, stub_broker, when):
+    # Approved ahead of its start month, or still active until the daily expiry job runs.
+    month = add_months(MONTH, 1 if when == "before the start month" else -1)
+    reservation = live(start=month, end=month)
+    url = served(client, reservation, month=month)["clickUrl"]
+    response = client.get(local(url), headers=SEEN)
+    assert response.status_code == 302
+    assert response.headers["Location"] == "https://other.example/"
+    assert take_messages(stub_broker, "measure") == []
+    assert AdClickLog.select().count() == 0
+
+
 def test_a_click_without_the_queue_is_written_directly(client, ad, monkeypatch):
     from tasks.ads import record_click
 
@@ -121,12 +253,12 @@ def test_a_click_without_the_queue_is_written_directly(client, ad, monkeypatch):
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(record_click, "send", down)
-    assert client.get(f"/api/ad-click/{ad.id}").status_code == 302
-    assert AdClickLog.select().count() == 1
+    url = served(client, ad)["clickUrl"]
+    assert client.get(local(url)).status_code == 302
+    assert AdClickLog.get().view_token == token_of(url)
 
 
 def test_a_click_still_redirects_when_nothing_can_be_written(client, ad, monkeypatch, caplog):
-    from models.ads import measurement
     from tasks.ads import record_click
 
     def down(*_a, **_k):
@@ -152,29 +284,26 @@ def test_a_click_still_redirects_when_nothing_can_be_written(client, ad, monkeyp
     ],
 )
 def test_bots_are_answered_204_and_not_counted(client, ad, stub_broker, agent):
-    response = client.post(f"/api/ad-impression/{ad.id}", headers={"User-Agent": agent})
+    url = local(served(client, ad)["impressionUrl"])
+    response = client.post(url, headers={"User-Agent": agent})
     assert response.status_code == 204
     assert take_messages(stub_broker, "measure") == []
 
 
 def test_impressions_of_inactive_and_unknown_ads(client, ad, stub_broker):
+    url = local(served(client, ad)["impressionUrl"])
     assert (
         client.post("/api/ad-impression/nope", headers={"User-Agent": BROWSER}).status_code == 404
     )
     stop(ad.id, "違反")
-    assert (
-        client.post(f"/api/ad-impression/{ad.id}", headers={"User-Agent": BROWSER}).status_code
-        == 204
-    )
+    assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 204
     assert take_messages(stub_broker, "measure") == []
 
 
 def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker):
     for country in ("JP", "JP", "XX"):
-        response = client.post(
-            f"/api/ad-impression/{ad.id}",
-            headers={"User-Agent": BROWSER, "Edge-IPCountry": country},
-        )
+        url = local(served(client, ad)["impressionUrl"])  # three renders
+        response = client.post(url, headers={"User-Agent": BROWSER, "Edge-IPCountry": country})
         assert response.status_code == 202
     messages = take_messages(stub_broker, "measure")
     from tasks.ads import record_impression as actor
@@ -187,14 +316,87 @@ def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker):
     assert AdImpressionEvent.select().count() == 3
 
 
+def test_a_token_posted_ten_times_counts_once(client, ad, stub_broker):
+    url = local(served(client, ad)["impressionUrl"])
+    answers = [client.post(url, headers=SEEN).status_code for _ in range(10)]
+    assert answers == [202] + [204] * 9
+    deliver(stub_broker)
+    assert counted(ad) == 1
+
+
+def test_without_the_redis_filter_the_database_still_counts_a_token_once(
+    client, ad, stub_broker, monkeypatch
+):
+    from models import redis_client
+
+    url = local(served(client, ad)["impressionUrl"])
+    real = redis_client.get_redis()
+
+    class SetFails:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def set(self, *_a, **_k):
+            raise redis.ConnectionError("down")
+
+    monkeypatch.setattr(redis_client, "get_redis", lambda: SetFails())
+    answers = [client.post(url, headers=SEEN).status_code for _ in range(10)]
+    # Nothing to filter with, and Redis counted as down: each is written here, once.
+    assert answers == [202] * 10
+    deliver(stub_broker)
+    assert counted(ad) == 1
+
+
+def test_two_renders_of_the_same_ad_count_two(client, ad, stub_broker):
+    for _ in range(2):
+        url = local(served(client, ad)["impressionUrl"])
+        assert client.post(url, headers=SEEN).status_code == 202
+        assert client.post(url, headers=SEEN).status_code == 204
+    deliver(stub_broker)
+    assert counted(ad) == 2
+
+
+@pytest.mark.parametrize(
+    "v", ["missing", "empty", "forged", "expired", "other", "garbage", "%00%FF", "x" * 44]
+)
+def test_an_impression_without_a_valid_token_is_204_and_counts_nothing(client, ad, stub_broker, v):
+    other = live(position=4)
+    token = token_of(served(client, ad)["impressionUrl"])
+    half_an_hour_ago = utcnow() - view_tokens.TTL - timedelta(seconds=1)
+    given = {
+        "missing": None,
+        "empty": "",
+        "forged": token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
+        "expired": view_tokens.make(ad.id, ad.position, b"r" * 12, now=half_an_hour_ago),
+        "other": token_of(served(client, other)["impressionUrl"]),
+        "garbage": "'\"<script>",
+    }.get(v, v)
+    url = f"/api/ad-impression/{ad.id}" + ("" if given is None else f"?v={given}")
+    assert client.post(url, headers=SEEN).status_code == 204
+    assert take_messages(stub_broker, "measure") == []
+    assert counted(ad) == 0
+
+
+@pytest.mark.parametrize("when", ["before the start month", "after the end month"])
+def test_an_impression_outside_the_contract_period_is_204_and_counts_nothing(
+    client, stub_broker, when
+):
+    month = add_months(MONTH, 1 if when == "before the start month" else -1)
+    reservation = live(start=month, end=month)
+    url = local(served(client, reservation, month=month)["impressionUrl"])
+    assert client.post(url, headers=SEEN).status_code == 204
+    assert take_messages(stub_broker, "measure") == []
+    assert counted(reservation) == 0
+
+
 def test_an_impression_without_the_queue_is_counted_directly(client, ad, monkeypatch):
     from tasks.ads import record_impression as actor
 
     monkeypatch.setattr(actor, "send", lambda *a, **k: (_ for _ in ()).throw(OSError("down")))
-    assert (
-        client.post(f"/api/ad-impression/{ad.id}", headers={"User-Agent": BROWSER}).status_code
-        == 202
-    )
+    url = local(served(client, ad)["impressionUrl"])
+    assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 202
+    # Redis counts as down now, so no cheap filter: the database still counts it once.
+    client.post(url, headers={"User-Agent": BROWSER})
     assert AdImpressionDaily.get().impressions == 1
 
 
@@ -214,13 +416,14 @@ def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
 
     from tasks.ads import record_click, record_impression
 
+    served_ad = served(client, ad)
     nowhere = RedisBroker(url="redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
     monkeypatch.setattr(record_click, "broker", nowhere)
     monkeypatch.setattr(record_impression, "broker", nowhere)
-    click = client.get(f"/api/ad-click/{ad.id}", headers={"Edge-IPCountry": "JP"})
+    click = client.get(local(served_ad["clickUrl"]), headers={"Edge-IPCountry": "JP"})
     assert click.status_code == 302
     assert AdClickLog.select().count() == 1
-    seen = client.post(f"/api/ad-impression/{ad.id}", headers={"User-Agent": BROWSER})
+    seen = client.post(local(served_ad["impressionUrl"]), headers={"User-Agent": BROWSER})
     assert seen.status_code == 202
     assert AdImpressionDaily.get().impressions == 1
     nowhere.close()

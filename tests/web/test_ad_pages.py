@@ -100,3 +100,62 @@ def test_english_readers_see_advertisement(client, page_with_hits):
         "/videos/ramen000001", headers={**JP, "Accept-Language": "en-US,en;q=0.9"}
     ).get_data(as_text=True)
     assert "Advertisement" in html
+
+
+def _urls(html, reservation):
+    """The (click, impression) URLs of the reservation's card on a rendered page."""
+    import re
+
+    card = re.search(
+        rf'<a class="ad-card ad-direct" href="([^"]+)"[^>]*data-reservation-id="{reservation.id}"'
+        rf'\s+data-impression-url="([^"]+)"',
+        html,
+    )
+    assert card, "no card for the reservation"
+    return card.group(1), card.group(2)
+
+
+def _token(url):
+    from urllib.parse import parse_qs, urlsplit
+
+    return parse_qs(urlsplit(url).query)["v"][0]
+
+
+def _path(url):
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}"
+
+
+def test_search_page_ads_carry_view_tokens_of_one_render(client, page_with_hits, stub_broker):
+    from models.ads import view_tokens
+
+    mid = live("search-result-midroll", name="中ほど")
+    bottom = live("search-result-bottom", name="下")
+    html = client.get("/search?q=ラーメン&perPage=30", headers=JP).get_data(as_text=True)
+    verified = {}
+    for reservation in (mid, bottom):
+        click, impression = _urls(html, reservation)
+        assert f"/api/ad-click/{reservation.id}?v=" in click
+        assert f"/api/ad-impression/{reservation.id}?v=" in impression
+        assert _token(click) == _token(impression)
+        verified[reservation.id] = view_tokens.verify(_token(impression), reservation.id)
+    assert {v.status for v in verified.values()} == {"valid"}
+    # Both at position 1 of their slots and of one render, yet each its own identity.
+    assert verified[mid.id].identity.split(":")[1] == verified[bottom.id].identity.split(":")[1]
+    assert verified[mid.id].identity != verified[bottom.id].identity
+    beacon = client.post(_path(_urls(html, bottom)[1]), headers={**JP, "User-Agent": "Mozilla/5.0"})
+    assert beacon.status_code == 202
+
+
+def test_video_page_ads_carry_view_tokens_and_each_render_its_own(client, page_with_hits):
+    from models.ads import view_tokens
+
+    below_player = live("video-detail-below-player", name="プレイヤー下")
+    first = client.get("/videos/ramen000001", headers=JP).get_data(as_text=True)
+    again = client.get("/videos/ramen000001", headers=JP).get_data(as_text=True)
+    click, impression = _urls(first, below_player)
+    assert f"/api/ad-click/{below_player.id}?v=" in click
+    assert view_tokens.verify(_token(impression), below_player.id).status == "valid"
+    assert _token(_urls(again, below_player)[1]) != _token(impression)

@@ -46,3 +46,66 @@ def test_the_admin_report_endpoint(client, app):
     january = make_reservation()  # 2027-01, any status
     ranged = admin.get("/api/admin/ads/report?startDate=2027-01-01&endDate=2027-01-31")
     assert [r["id"] for r in ranged.get_json()["reservations"]] == [january.id]
+
+
+def _measure(reservation, rows):
+    import uuid
+
+    from models.tables import AdClickLog, AdImpressionDaily
+
+    for day, count, clicks in rows:
+        AdImpressionDaily.create(
+            id=str(uuid.uuid4()),
+            ad_reservation=reservation,
+            date=day,
+            country="JP",
+            impressions=count,
+        )
+        for n in range(clicks):
+            AdClickLog.create(
+                id=str(uuid.uuid4()),
+                ad_reservation=reservation,
+                country="JP",
+                created_at=f"{day}T0{n}:00:00.000Z",
+                view_token="tok" if n % 2 else None,
+            )
+
+
+def test_the_advertiser_list_the_chart_and_the_admin_report_agree_over_the_period(client, app):
+    owner = make_user()
+    reservation = make_reservation(owner, start_month="2027-01", end_month="2027-02")
+    _measure(
+        reservation,
+        [
+            ("2026-12-31", 500, 3),  # the day before the period
+            ("2027-01-01", 10, 1),
+            ("2027-02-28", 20, 2),
+            ("2027-03-01", 700, 4),  # the day after
+        ],
+    )
+    sign_in(client, owner)
+    [listed] = client.get("/api/ads/reservations").get_json()["reservations"]
+    daily = client.get(f"/api/ads/reservations/{reservation.id}").get_json()["daily"]
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    report = admin.get("/api/admin/ads/report?startDate=2027-01-01&endDate=2027-02-28")
+    [in_report] = report.get_json()["reservations"]
+    chart = (sum(d["impressions"] for d in daily), sum(d["clicks"] for d in daily))
+    assert chart == (30, 3)
+    assert (listed["impressions"], listed["clicks"]) == chart
+    assert (in_report["impressions"], in_report["clicks"]) == chart
+    assert in_report["unverifiedClicks"] == 2  # 01-01 00:00 and 02-28 00:00 had no token
+    assert report.get_json()["totals"]["unverifiedClicks"] == 2
+
+
+def test_the_admin_report_page_shows_clicks_without_a_view_token(app):
+    reservation = make_reservation(start_month="2027-01", end_month="2027-01")
+    _measure(reservation, [("2027-01-05", 10, 3)])
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    html = admin.get("/admin/ads/report?startDate=2027-01-01&endDate=2027-01-31").get_data(
+        as_text=True
+    )
+    assert "表示トークンなしクリック" in html
+    assert "<td data-unverified-clicks>2</td>" in html
+    assert "<th data-total-unverified-clicks>2</th>" in html

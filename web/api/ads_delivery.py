@@ -7,13 +7,14 @@ import logging
 from flask import jsonify, redirect, request
 from flask_login import current_user
 
-from models.ads import SLOT_IDS, measurement
+from models.ads import SLOT_IDS, measurement, view_tokens
 from models.ads.delivery import ads_enabled_for, assignment
 from models.ads.months import is_month, month_of
-from models.clock import now_iso, utcnow
+from models.clock import iso, utcnow
 from models.countries import usable_country
 from models.errors import NotFound, ValidationError
 from web.api import accepts_any_body, bp
+from workers.sending import send_or_run
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +42,13 @@ def serve():
     if not ads_enabled_for(current_user):
         return jsonify(**body, adsEnabled=False, positions=[])
     ads = assignment(slot, raw_country, month)
+    render = view_tokens.new_render_id()
     return jsonify(
         **body,
         adsEnabled=True,
         positions=[
-            {"position": n, "ad": ad.json() if ad else None} for n, ad in enumerate(ads, start=1)
+            {"position": n, "ad": ad.json(render) if ad else None}
+            for n, ad in enumerate(ads, start=1)
         ],
     )
 
@@ -53,54 +56,61 @@ def serve():
 @bp.get("/ad-click/<reservation_id>")
 def ad_click(reservation_id):
     """Log the click, then send the visitor on. The log is queued with an id made here;
-    without a queue it is written directly; failing that the visitor still goes on."""
+    without a queue it is written directly; failing that the visitor still goes on.
+    Outside the contract period the visitor goes on and nothing is logged."""
     from tasks.ads import record_click
 
-    state, target = measurement.reservation_state(reservation_id)
-    if state != "active":
+    now = utcnow()
+    state = measurement.reservation_state(reservation_id, now)
+    if state.status != "active":
         raise NotFound("No active ad has this id.")
+    if not state.counts:
+        return redirect(state.redirect_url, code=302)
+    token = request.args.get("v")
+    # An expired but genuine token still shows the ad was served: a page left open
+    # gets real clicks.
+    genuine = view_tokens.verify(token, reservation_id, now).genuine
     click = (
         measurement.new_event_id(),
         reservation_id,
         measurement.stored_country(request.headers.get("Edge-IPCountry")),
         request.headers.get("User-Agent"),
-        now_iso(),
+        iso(now),
+        token if genuine else None,
     )
     try:
-        record_click.send(*click)
+        send_or_run(record_click, *click)
     except Exception:
-        log.warning("click queue unavailable; writing the click directly", exc_info=True)
-        try:
-            measurement.record_click(*click)
-        except Exception:
-            log.exception("click %s of %s was not logged", click[0], reservation_id)
-    return redirect(target, code=302)
+        log.exception("click %s of %s was not logged", click[0], reservation_id)
+    return redirect(state.redirect_url, code=302)
 
 
 @bp.post("/ad-impression/<reservation_id>")
 def ad_impression(reservation_id):
+    """Count one viewable impression per view token: the token's render identity is the
+    event id, so a replay (here or after a redelivery) counts nothing."""
     from tasks.ads import record_impression
 
     if measurement.is_bot(request.headers.get("User-Agent")):
         return "", 204
-    state, _ = measurement.reservation_state(reservation_id)
-    if state == "unknown":
+    now = utcnow()
+    state = measurement.reservation_state(reservation_id, now)
+    if state.status == "unknown":
         raise NotFound("No ad has this id.")
-    if state != "active":
+    if not state.counts:
         return "", 204
-    at = now_iso()
+    seen = view_tokens.verify(request.args.get("v"), reservation_id, now)
+    if seen.status != view_tokens.VALID or measurement.seen_before(seen.identity):
+        return "", 204
+    at = iso(now)
     event = (
-        measurement.new_event_id(),
+        seen.identity,
         reservation_id,
         at[:10],
         measurement.stored_country(request.headers.get("Edge-IPCountry")),
         at,
     )
-    try:
-        record_impression.send(*event)
-    except Exception:
-        log.warning("impression queue unavailable; counting directly", exc_info=True)
-        measurement.record_impression(*event)
+    send_or_run(record_impression, *event)
     return "", 202
 
 

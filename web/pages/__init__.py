@@ -8,6 +8,7 @@ from flask import Blueprint, abort, redirect, render_template, request
 from flask_login import current_user, login_required
 
 from models import library
+from models.ads import view_tokens
 from models.ads.delivery import (
     MIDROLL_EVERY_HITS,
     ads_enabled_for,
@@ -161,25 +162,28 @@ def ad_label() -> str:
 
 
 class _PageAds:
-    """A search page's decided ads, as JSON-shaped dictionaries for the template."""
+    """A search page's decided ads, as JSON-shaped dictionaries for the template, all
+    under one render id (each ad's view token differs by its reservation and position)."""
 
     def __init__(self, page):
         self.page = page
-        self.bottom = _jsonish(page.bottom) if page.bottom is not None else None
+        self.render = view_tokens.new_render_id()
+        self.bottom = _jsonish(page.bottom, self.render) if page.bottom is not None else None
 
     def midroll(self, firing):
-        return _jsonish(self.page.midroll(firing))
+        return _jsonish(self.page.midroll(firing), self.render)
 
 
-def _jsonish(positions):
-    return [ad.json() if ad else None for ad in positions]
+def _jsonish(positions, render):
+    return [ad.json(render) if ad else None for ad in positions]
 
 
 def _video_ads():
     if not ads_enabled_for(current_user):
         return None
     decided = video_page_ads(request.headers.get("Edge-IPCountry"), month_of(utcnow()))
-    return {slot: _jsonish(positions) for slot, positions in decided.items()}
+    render = view_tokens.new_render_id()
+    return {slot: _jsonish(positions, render) for slot, positions in decided.items()}
 
 
 @bp.get("/account")

@@ -30,8 +30,14 @@ def impressions(reservation, day, count, country="JP"):
     )
 
 
-def click(reservation, at):
-    AdClickLog.create(id=str(uuid.uuid4()), ad_reservation=reservation, country="JP", created_at=at)
+def click(reservation, at, view_token=None):
+    AdClickLog.create(
+        id=str(uuid.uuid4()),
+        ad_reservation=reservation,
+        country="JP",
+        created_at=at,
+        view_token=view_token,
+    )
 
 
 @pytest.fixture
@@ -125,7 +131,12 @@ def test_the_admin_report_by_hand():
         rows[stopped.id]["clicks"],
         rows[stopped.id]["status"],
     ) == (40, 1, "stopped")
-    assert report["totals"] == {"impressions": 440, "clicks": 3, "ctr": pytest.approx(3 / 440)}
+    assert report["totals"] == {
+        "impressions": 440,
+        "clicks": 3,
+        "ctr": pytest.approx(3 / 440),
+        "unverifiedClicks": 3,
+    }
     assert report["dailyTrend"] == [
         {"date": "2027-01-10", "impressions": 100, "clicks": 1},
         {"date": "2027-01-15", "impressions": 40, "clicks": 1},
@@ -134,10 +145,73 @@ def test_the_admin_report_by_hand():
     assert (report["startDate"], report["endDate"]) == ("2027-01-10", "2027-01-20")
 
 
+def test_the_admin_report_shows_clicks_without_a_view_token_beside_all_clicks():
+    shown = make_reservation(start_month="2027-01", end_month="2027-01", status="active")
+    quiet = make_reservation(start_month="2027-01", end_month="2027-01", position=2)
+    click(shown, "2027-01-10T10:00:00.000Z", view_token="served-token")
+    click(shown, "2027-01-10T11:00:00.000Z")  # a copied link: no token
+    click(shown, "2027-01-11T11:00:00.000Z")
+    click(shown, "2027-01-21T00:00:00.000Z")  # after the range
+    click(quiet, "2027-01-12T00:00:00.000Z", view_token="served-token")
+    report = admin_report(date(2027, 1, 10), date(2027, 1, 20))
+    rows = {r["id"]: r for r in report["reservations"]}
+    assert (rows[shown.id]["clicks"], rows[shown.id]["unverifiedClicks"]) == (3, 2)
+    assert (rows[quiet.id]["clicks"], rows[quiet.id]["unverifiedClicks"]) == (1, 0)
+    assert (report["totals"]["clicks"], report["totals"]["unverifiedClicks"]) == (4, 2)
+
+
+def test_the_advertiser_list_counts_only_inside_the_contract_period(owner):
+    reservation = make_reservation(owner, start_month="2027-01", end_month="2027-02")
+    impressions(reservation, "2026-12-31", 1000)  # before the first day
+    impressions(reservation, "2027-01-01", 10)
+    impressions(reservation, "2027-02-28", 5)
+    impressions(reservation, "2027-03-01", 2000)  # after the last day
+    click(reservation, "2026-12-31T23:59:59.999Z")
+    click(reservation, "2027-01-01T00:00:00.000Z")
+    click(reservation, "2027-02-28T23:59:59.999Z")
+    click(reservation, "2027-03-01T00:00:00.000Z")
+    [row] = advertiser_reservations(owner.id, now=NOW)
+    assert (row["impressions"], row["clicks"]) == (15, 2)
+
+
+def test_the_list_the_chart_and_the_admin_report_agree_over_the_whole_period(owner):
+    # Rows outside the period, written before counting stopped at its bounds, too.
+    reservation = make_reservation(owner, start_month="2027-01", end_month="2027-02")
+    neighbour = make_reservation(owner, start_month="2027-02", end_month="2027-03", position=2)
+    for day, count in [("2026-12-31", 7), ("2027-01-05", 30), ("2027-02-28", 4), ("2027-03-01", 9)]:
+        impressions(reservation, day, count)
+        impressions(neighbour, day, count)
+    for at in [
+        "2026-12-31T23:00:00.000Z",
+        "2027-01-05T08:00:00.000Z",
+        "2027-02-28T23:59:59.999Z",
+        "2027-03-01T00:00:00.000Z",
+    ]:
+        click(reservation, at)
+        click(neighbour, at)
+    listed = {r["id"]: r for r in advertiser_reservations(owner.id, now=NOW)}
+    for each in (reservation, neighbour):
+        daily = advertiser_reservation(owner.id, each.id, now=NOW)["daily"]
+        report = admin_report(
+            date.fromisoformat(daily[0]["date"]), date.fromisoformat(daily[-1]["date"])
+        )
+        [in_report] = [r for r in report["reservations"] if r["id"] == each.id]
+        chart = (sum(d["impressions"] for d in daily), sum(d["clicks"] for d in daily))
+        assert (listed[each.id]["impressions"], listed[each.id]["clicks"]) == chart
+        assert (in_report["impressions"], in_report["clicks"]) == chart
+    assert (listed[reservation.id]["impressions"], listed[reservation.id]["clicks"]) == (34, 2)
+    assert (listed[neighbour.id]["impressions"], listed[neighbour.id]["clicks"]) == (13, 2)
+
+
 def test_an_empty_report():
     report = admin_report(date(2030, 1, 1), date(2030, 1, 31))
     assert report["reservations"] == [] and report["dailyTrend"] == []
-    assert report["totals"] == {"impressions": 0, "clicks": 0, "ctr": None}
+    assert report["totals"] == {
+        "impressions": 0,
+        "clicks": 0,
+        "ctr": None,
+        "unverifiedClicks": 0,
+    }
 
 
 def test_the_default_range_is_the_past_30_days_including_today():
