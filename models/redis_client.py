@@ -45,11 +45,18 @@ def get_redis() -> redis.Redis:
     return _clients[url]
 
 
+def _drop_clients() -> None:
+    """Forget the clients made under the old timeouts, closing their connections."""
+    for client in _clients.values():
+        client.connection_pool.disconnect()
+    _clients.clear()
+
+
 def use_worker_timeouts() -> None:
     """In a worker process: wait up to WORKER_TIMEOUT for Redis (called at boot)."""
     global _timeout
     _timeout = WORKER_TIMEOUT
-    _clients.clear()
+    _drop_clients()
 
 
 def available() -> bool:
@@ -69,4 +76,4 @@ def reset() -> None:
     global _timeout, _down_until
     _timeout = SEND_TIMEOUT
     _down_until = 0.0
-    _clients.clear()
+    _drop_clients()
