@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from models.ads.checkout import record_payment
 from models.ads.reservations import release_hold
 from models.db import write_transaction
 from models.payments import webhooks
 from models.payments.base import PAID_STATUSES
-from models.tables import AdReservation
+from models.tables import AdCheckout, AdReservation
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,8 @@ ENDPOINT = "ad-checkout"
 COMPLETED = "checkout.session.completed"
 ASYNC_SUCCEEDED = "checkout.session.async_payment_succeeded"
 ASYNC_FAILED = "checkout.session.async_payment_failed"
-HANDLED = (COMPLETED, ASYNC_SUCCEEDED, ASYNC_FAILED)
+EXPIRED = "checkout.session.expired"
+HANDLED = (COMPLETED, ASYNC_SUCCEEDED, ASYNC_FAILED, EXPIRED)
 
 
 def apply_ad_checkout_event(event: dict) -> str:
@@ -47,7 +49,15 @@ def apply_ad_checkout_event(event: dict) -> str:
     if reservation_id is None:
         return "missing_metadata"
     if event_type == ASYNC_FAILED:
-        return _apply(event, reservation_id, _release)
+        return _apply(event, reservation_id, _releaser("its delayed payment failed"))
+    if event_type == EXPIRED:
+        # Cancelled on the checkout page or timed out: the position is free at once,
+        # unless the reservation has moved on to a newer checkout.
+        return _apply(
+            event,
+            reservation_id,
+            _releaser("its checkout expired or was cancelled", session.get("id")),
+        )
     if event_type == COMPLETED and session.get("payment_status") not in PAID_STATUSES:
         # A delayed method: the buyer has a voucher, not yet paid. Recorded, so a
         # redelivery is a duplicate; async_payment_succeeded or _failed follows.
@@ -70,19 +80,20 @@ def _apply(event: dict, reservation_id: str, change: Callable[[AdReservation], s
 
 
 def _fill_payment(reservation: AdReservation, intent: str) -> str:
-    changed = (
-        AdReservation.update(payment_intent_id=intent)
-        .where((AdReservation.id == reservation.id) & AdReservation.payment_intent_id.is_null())
-        .execute()
-    )
-    return "paid" if changed else "already_paid"
+    return record_payment(reservation.id, intent)
 
 
-def _release(reservation: AdReservation) -> str:
-    # The same release as an expired, unpaid checkout's: never a paid reservation.
-    if release_hold(reservation, "its delayed payment failed"):
-        return "hold_released"
-    return "hold_kept"
+def _releaser(why: str, session_id: str | None = None) -> Callable[[AdReservation], str]:
+    """The same release as the scheduler's for an expired, unpaid checkout: never a paid
+    reservation, nor one whose current checkout is another session."""
+
+    def release(reservation: AdReservation) -> str:
+        current = AdCheckout.get_or_none(AdCheckout.ad_reservation == reservation.id)
+        if session_id and current and current.checkout_session_id != session_id:
+            return "hold_kept"
+        return "hold_released" if release_hold(reservation, why) else "hold_kept"
+
+    return release
 
 
 def _usable(value) -> str | None:

@@ -286,11 +286,30 @@ class AdReservation(BusinessDetails):
     stopped_at = TextField(null=True)
     stopped_reason = TextField(null=True)
     payment_intent_id = TextField(null=True)
+    # A rejected unpaid reservation gives its position back (set when it was stopped).
+    position_released_at = TextField(null=True)
+    # A payment that arrived after the reservation was stopped: to be refunded.
+    paid_after_stop_at = TextField(null=True)
     created_at = created()
     updated_at = created()
 
     class Meta:
         table_name = "ad_reservations"
+
+
+class AdStopNotice(BaseModel):
+    """The stop notice as generated when the reservation was stopped, kept to open again."""
+
+    ad_reservation = ForeignKeyField(
+        AdReservation, column_name="ad_reservation_id", primary_key=True
+    )
+    recipient = TextField()
+    subject = TextField()
+    body = TextField()
+    created_at = created()
+
+    class Meta:
+        table_name = "ad_stop_notices"
 
 
 class AdClickLog(BaseModel):
@@ -302,6 +321,8 @@ class AdClickLog(BaseModel):
     # The verified view token of the render the click came from; null when the click
     # URL carried none (not from an ad this service served).
     view_token = TextField(null=True)
+    # A bot's click: kept in the log, left out of clicks and CTR in reports.
+    is_bot = IntBooleanField(default=False)
 
     class Meta:
         table_name = "ad_click_logs"
@@ -423,4 +444,5 @@ ALL_MODELS = [
     AdCheckout,
     AdImpressionEvent,
     OutboxMessage,
+    AdStopNotice,
 ]

@@ -35,10 +35,12 @@ def record_click(
     user_agent: str | None,
     at: str,
     view_token: str | None = None,
+    is_bot: bool = False,
 ):
     """Log one click under the id made when it arrived; a redelivery inserts nothing.
-    view_token comes last and optional, so messages queued before it existed still run."""
-    measurement.record_click(click_id, reservation_id, country, user_agent, at, view_token)
+    view_token and is_bot come last and optional, so messages queued before them still
+    run."""
+    measurement.record_click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
 
 
 @dramatiq.actor(queue_name="measure", max_retries=20)

@@ -106,6 +106,7 @@ CLEAR_ORDER = [
     "local_payment_subscriptions",
     "ad_impression_daily",
     "ad_click_logs",
+    "ad_stop_notices",
     "ad_reservations",
     "advertiser_profiles",
     "search_histories",

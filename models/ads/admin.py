@@ -16,7 +16,7 @@ from models.countries import usable_country
 from models.errors import ValidationError
 from models.payments import get_provider
 from models.settings import get_settings
-from models.tables import AdClickLog, AdImpressionDaily, AdReservation
+from models.tables import AdClickLog, AdImpressionDaily, AdReservation, AdStopNotice
 
 STATUSES = ("pending_review", "active", "stopped", "expired")
 TIMELINE_MONTHS = 13  # the current month and 12 ahead
@@ -32,10 +32,10 @@ def measured(impressions: int, clicks: int) -> dict:
 
 def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
     """reservation id -> (impressions, clicks) inside each reservation's contract period
-    (first day of start_month to last day of end_month, UTC), in two grouped queries; so
-    the totals equal the sum of the daily chart and the admin report over the period.
-    Bounds are text: dates and timestamps are fixed-width ISO text, and '-31' is at or
-    after the last day of any month."""
+    (first day of start_month to last day of end_month, UTC), bot clicks left out, in
+    three grouped queries; so the totals equal the sum of the daily chart and the admin
+    report over the period. Bounds are text: dates and timestamps are fixed-width ISO
+    text, and '-31' is at or after the last day of any month."""
     if not reservation_ids:
         return {}
     # Driven from ad_reservations and grouped by its id: each reservation is one range
@@ -51,7 +51,7 @@ def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
         .group_by(AdReservation.id)
         .tuples()
     )
-    clicks = dict(
+    logged = (
         AdReservation.select(AdReservation.id, fn.COUNT(SQL("*")))
         .join(AdClickLog, on=(AdClickLog.ad_reservation == AdReservation.id))
         .where(
@@ -60,11 +60,14 @@ def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
             & (AdClickLog.created_at <= AdReservation.end_month.concat("-31T23:59:59.999Z"))
         )
         .group_by(AdReservation.id)
-        .tuples()
     )
-    return {
-        rid: (int(impressions.get(rid) or 0), int(clicks.get(rid) or 0)) for rid in reservation_ids
-    }
+    # Bot clicks are counted apart and subtracted: filtering "is_bot = 0" would read every
+    # row, while the literal "is_bot = 1" (not a bound parameter) matches the partial index
+    # of bot clicks. Bots are counted first, so a click logged in between cannot make a
+    # count negative.
+    bots = dict(logged.where(SQL("is_bot = 1")).tuples())
+    clicks = {rid: int(count) - int(bots.get(rid) or 0) for rid, count in logged.tuples()}
+    return {rid: (int(impressions.get(rid) or 0), clicks.get(rid, 0)) for rid in reservation_ids}
 
 
 def list_reservations(status=None, slot=None, country=None) -> list[dict]:
@@ -86,6 +89,7 @@ def list_reservations(status=None, slot=None, country=None) -> list[dict]:
         query = query.where(AdReservation.country == usable_country(country))
     rows = list(query)
     counts = measurements([r.id for r in rows])
+    noticed = _with_stop_notice([r.id for r in rows])
     out = []
     for row in rows:
         impressions, clicks = counts[row.id]
@@ -97,20 +101,43 @@ def list_reservations(status=None, slot=None, country=None) -> list[dict]:
                 "contactName": row.contact_name,
                 "contactEmail": row.contact_email,
                 "businessCategory": row.business_category,
+                # A rejected unpaid reservation gave its position back.
+                "positionReleased": row.position_released_at is not None,
+                # Money that arrived after the reservation was stopped: refund it.
+                "paidAfterStopAt": row.paid_after_stop_at,
+                "hasStopNotice": row.id in noticed,
                 **measured(impressions, clicks),
             }
         )
     return out
 
 
+def _with_stop_notice(reservation_ids: list[str]) -> set[str]:
+    if not reservation_ids:
+        return set()
+    query = AdStopNotice.select(AdStopNotice.ad_reservation).where(
+        AdStopNotice.ad_reservation.in_(reservation_ids)
+    )
+    return {row.ad_reservation_id for row in query}
+
+
 def timeline(now: datetime | None = None) -> dict:
-    """Active advertiser names per slot x position x country, month by month from the
-    current month to 12 months ahead."""
+    """Advertiser names per slot x position x country, month by month from the current
+    month to 12 months ahead: active ads, and stopped ones that still hold the unit
+    (each cell says its status)."""
     first = month_of(now or utcnow())
     months = [add_months(first, n) for n in range(TIMELINE_MONTHS)]
+    # Active ads, and stopped ones still holding their unit (nothing moves up), so the
+    # admin sees why a position is taken and can open the stop notice again.
     active = list(
         AdReservation.select().where(
-            (AdReservation.status == "active")
+            (
+                (AdReservation.status == "active")
+                | (
+                    (AdReservation.status == "stopped")
+                    & AdReservation.position_released_at.is_null()
+                )
+            )
             & (AdReservation.start_month <= months[-1])
             & (AdReservation.end_month >= first)
         )
@@ -141,6 +168,7 @@ def timeline(now: datetime | None = None) -> dict:
                         else {
                             "reservationId": ad.id,
                             "advertiserName": ad.advertiser_name,
+                            "status": ad.status,
                         }
                     )
                 rows.append(
@@ -151,9 +179,30 @@ def timeline(now: datetime | None = None) -> dict:
 
 def revenue() -> dict:
     """Sum of amount_received of the ad payment intents by month and country, kept apart
-    from subscription revenue (only payments carrying an ad reservation count)."""
+    from subscription revenue (only payments carrying an ad reservation count). Money
+    that arrived after its reservation was stopped is not revenue: it is listed apart,
+    to be refunded."""
+    to_refund = {
+        row.payment_intent_id: row
+        for row in AdReservation.select().where(AdReservation.paid_after_stop_at.is_null(False))
+    }
     groups: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    refunds = []
     for intent in get_provider().list_ad_payment_intents():
+        stopped = to_refund.get(intent.id)
+        if stopped is not None:
+            refunds.append(
+                {
+                    "reservationId": stopped.id,
+                    "advertiserName": stopped.advertiser_name,
+                    "paymentIntentId": intent.id,
+                    "currency": intent.currency,
+                    "amountReceived": intent.amount_received,
+                    "stoppedAt": stopped.stopped_at,
+                    "paidAt": stopped.paid_after_stop_at,
+                }
+            )
+            continue
         month = datetime.fromtimestamp(intent.created, UTC).strftime("%Y-%m")
         key = (month, intent.metadata.get("country") or "unknown", intent.currency)
         groups[key][0] += intent.amount_received
@@ -174,4 +223,5 @@ def revenue() -> dict:
     return {
         "adRevenue": rows,
         "totals": [{"currency": c, "amountReceived": t} for c, t in sorted(totals.items())],
+        "paidAfterStop": sorted(refunds, key=lambda r: r["paidAt"], reverse=True),
     }

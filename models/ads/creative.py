@@ -54,7 +54,10 @@ def advertiser_name_problem(name, service_names: tuple[str, ...]) -> str | None:
         return "must not contain an ad label such as 広告, AD, PR or Sponsored"
     if any(_contains(folded, claim) for claim in AFFILIATION_CLAIMS):
         return "must not claim affiliation with the service (公式, 正規代理店)"
-    if any(service and _contains(folded, service) for service in service_names):
+    # The service's name is refused even glued to other words ("SubsearchJapan"): unlike a
+    # short label, it is distinctive enough that any occurrence reads as the service.
+    services = (_fold(service).strip() for service in service_names if service)
+    if any(service and service in folded for service in services):
         return "must not contain the service's name"
     return None
 

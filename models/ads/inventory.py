@@ -11,8 +11,9 @@ from models.tables import AdReservation
 
 log = logging.getLogger(__name__)
 
-# A stopped reservation keeps its position (nothing moves up); an expired one lies in
-# the past; a released hold is deleted.
+# A stopped reservation keeps its position (nothing moves up) unless it was rejected
+# unpaid (position_released_at); an expired one lies in the past; a released hold is
+# deleted.
 OCCUPYING = ("pending_review", "active", "stopped")
 
 
@@ -25,6 +26,7 @@ def get_occupied_positions(slot_id: str, country: str, start_month: str, end_mon
             (AdReservation.slot == slot_id)
             & (AdReservation.country == country)
             & AdReservation.status.in_(OCCUPYING)
+            & AdReservation.position_released_at.is_null()
             & (AdReservation.start_month <= end_month)
             & (AdReservation.end_month >= start_month)
         )

@@ -100,10 +100,11 @@ def record_click(
     user_agent: str | None,
     at: str,
     view_token: str | None = None,
+    is_bot: bool = False,
 ) -> bool:
     """Insert the click under its own id, with the view token it carried if that was
-    genuine; a second delivery of the same click inserts nothing. Returns whether a row
-    was added."""
+    genuine and whether a bot made it (kept, but left out of the reports' figures); a
+    second delivery of the same click inserts nothing. Returns whether a row was added."""
     query = AdClickLog.insert(
         id=click_id,
         ad_reservation=reservation_id,
@@ -111,6 +112,7 @@ def record_click(
         user_agent=(user_agent or None) and user_agent[:512],
         created_at=at,
         view_token=view_token,
+        is_bot=is_bot,
     ).on_conflict_ignore()
     return db.execute(query).rowcount == 1
 

@@ -37,6 +37,13 @@ def build_stop_notification_email(reservation: AdReservation, reason: str) -> di
             f"{settings.public_base_url}/ads/{reservation.id}",
         ]
     )
-    to = reservation.contact_email
+    return notice_json(reservation.contact_email, subject, body)
+
+
+def notice_json(to: str, subject: str, body: str, created_at: str | None = None) -> dict:
+    """A notice as the API shows it, with a ready mailto: link."""
     mailto = f"mailto:{quote(to, safe='@')}?subject={quote(subject)}&body={quote(body)}"
-    return {"to": to, "subject": subject, "body": body, "mailto": mailto}
+    notice = {"to": to, "subject": subject, "body": body, "mailto": mailto}
+    if created_at is not None:
+        notice["createdAt"] = created_at
+    return notice

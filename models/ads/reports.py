@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import date, datetime, timedelta
 
-from peewee import SQL, fn
+from peewee import SQL, Case, fn
 
 from models.ads.admin import ctr, measured, measurements
+from models.ads.checkout import checkouts_of, payment_json
 from models.ads.months import first_day, last_day
 from models.ads.reservations import placement_json
 from models.clock import utcnow
@@ -30,26 +31,35 @@ def days_left(reservation: AdReservation, today: date) -> tuple[int, bool]:
     return (end - today).days + 1, False
 
 
-def _summary(reservation: AdReservation, counts, today: date) -> dict:
+def _summary(reservation: AdReservation, counts, today: date, payment: dict) -> dict:
     impressions, clicks = counts
     left, ended = days_left(reservation, today)
     return {
         **placement_json(reservation),
         "daysLeft": left,
         "ended": ended,
+        **payment,
         **measured(impressions, clicks),
     }
 
 
 def advertiser_reservations(user_id: str, now: datetime | None = None) -> list[dict]:
+    """Own reservations, newest first, each with its figures and where its payment
+    stands (an open checkout can be paid until checkoutExpiresAt)."""
+    now = now or utcnow()
     rows = list(
         AdReservation.select()
         .where(AdReservation.user == user_id)
         .order_by(AdReservation.created_at.desc())
     )
-    counts = measurements([r.id for r in rows])
+    ids = [r.id for r in rows]
+    counts = measurements(ids)
+    checkouts = checkouts_of(ids)
     today = _today(now)
-    return [_summary(row, counts[row.id], today) for row in rows]
+    return [
+        _summary(row, counts[row.id], today, payment_json(row, checkouts.get(row.id), now))
+        for row in rows
+    ]
 
 
 def _day_keys(start: date, end: date) -> list[str]:
@@ -72,9 +82,9 @@ def _daily_impressions(reservation_ids, start: str, end: str):
     return {(rid, day): int(total) for rid, day, total in query.tuples()}
 
 
-def _daily_clicks(reservation_ids, start: str, end: str):
-    """(reservation id, date) -> clicks with created_at from start 00:00:00.000 to end
-    23:59:59.999 UTC."""
+def _daily_logged_clicks(reservation_ids, start: str, end: str):
+    """(reservation id, date) -> logged clicks, bots included, with created_at from start
+    00:00:00.000 to end 23:59:59.999 UTC."""
     day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
     query = (
         # count(*), not count(id): the (reservation, created_at) index then covers it.
@@ -90,9 +100,47 @@ def _daily_clicks(reservation_ids, start: str, end: str):
     return {(rid, when): int(total) for rid, when, total in query.tuples()}
 
 
+def _daily_bot_clicks(reservation_ids, start: str, end: str):
+    """(reservation id, date) -> (bot clicks, of which without a genuine view token), over
+    the same range. Bot clicks stay in the log but out of every figure: they are counted
+    here and subtracted, so the human counts stay on the covering (reservation,
+    created_at) index. The literal "is_bot = 1" lets SQLite use the partial index of bot
+    clicks; a bound parameter would not match it."""
+    day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
+    tokenless = fn.SUM(Case(None, [(AdClickLog.view_token.is_null(), 1)], 0))
+    query = (
+        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")), tokenless)
+        .where(
+            (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
+            & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")
+            & SQL("is_bot = 1")
+        )
+        .group_by(AdClickLog.ad_reservation, day)
+    )
+    if reservation_ids is not None:
+        query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
+    return {
+        (rid, when): (int(total), int(without or 0)) for rid, when, total, without in query.tuples()
+    }
+
+
+def _without_bots(logged: dict, bots: dict) -> dict:
+    return {key: count - bots.get(key, (0, 0))[0] for key, count in logged.items()}
+
+
+def _daily_clicks(reservation_ids, start: str, end: str):
+    """(reservation id, date) -> clicks, bots left out, with created_at from start
+    00:00:00.000 to end 23:59:59.999 UTC."""
+    # Bots first: a click logged between the two queries can then only add, never make a
+    # count negative.
+    bots = _daily_bot_clicks(reservation_ids, start, end)
+    return _without_bots(_daily_logged_clicks(reservation_ids, start, end), bots)
+
+
 def _unverified_clicks(reservation_ids, start: str, end: str) -> dict[str, int]:
-    """reservation id -> clicks in the range whose URL carried no genuine view token (not
-    from an ad this service rendered: a copied link, a bot, a forgery)."""
+    """reservation id -> logged clicks in the range, bots included, whose URL carried no
+    genuine view token (not from an ad this service rendered: a copied link, a bot, a
+    forgery)."""
     query = (
         AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(SQL("*")))
         .where(
@@ -127,8 +175,10 @@ def advertiser_reservation(user_id: str, reservation_id: str, now: datetime | No
         for day in days
     ]
     counts = measurements([reservation.id])[reservation.id]
+    now = now or utcnow()
+    checkout = checkouts_of([reservation.id]).get(reservation.id)
     return {
-        **_summary(reservation, counts, _today(now)),
+        **_summary(reservation, counts, _today(now), payment_json(reservation, checkout, now)),
         "daily": daily,
         "preview": {
             "imageUrl": reservation.image_url,
@@ -170,8 +220,9 @@ def admin_report(start: date, end: date) -> dict:
     """Spec, Reporting item 4: (a) every reservation, any status, whose months overlap
     the range's months; (b) impressions with date in range; (c) clicks from the start
     date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
-    (e) a daily trend, ascending, of dates with any impression or click. Each row and the
-    totals also carry unverifiedClicks: those of (c) without a genuine view token."""
+    (e) a daily trend, ascending, of dates with any impression or click. Bot clicks are
+    left out of (c), of CTR and of the trend, and shown apart as botClicks. Each row and
+    the totals also carry unverifiedClicks: those of (c) without a genuine view token."""
     first_month, last_month = month_of_date(start), month_of_date(end)
     reservations = list(
         AdReservation.select()
@@ -181,8 +232,15 @@ def admin_report(start: date, end: date) -> dict:
     ids = [r.id for r in reservations]
     day_from, day_to = start.isoformat(), end.isoformat()
     impressions = _daily_impressions(ids, day_from, day_to) if ids else {}
-    clicks = _daily_clicks(ids, day_from, day_to) if ids else {}
+    # Bots first, as in _daily_clicks.
+    bots = _daily_bot_clicks(ids, day_from, day_to) if ids else {}
+    clicks = _without_bots(_daily_logged_clicks(ids, day_from, day_to) if ids else {}, bots)
     unverified = _unverified_clicks(ids, day_from, day_to) if ids else {}
+    bot_clicks: dict[str, int] = defaultdict(int)
+    for (rid, _day), (count, tokenless) in bots.items():
+        bot_clicks[rid] += count
+        # A bot's click without a token is no longer one of (c).
+        unverified[rid] = unverified.get(rid, 0) - tokenless
     per_reservation: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     per_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for (rid, day), count in impressions.items():
@@ -200,6 +258,7 @@ def admin_report(start: date, end: date) -> dict:
                 "advertiserName": r.advertiser_name,
                 **measured(imp, clk),
                 "unverifiedClicks": unverified.get(r.id, 0),
+                "botClicks": bot_clicks[r.id],
             }
         )
     total_impressions = sum(row["impressions"] for row in rows)
@@ -218,6 +277,7 @@ def admin_report(start: date, end: date) -> dict:
             "clicks": total_clicks,
             "ctr": ctr(total_impressions, total_clicks),
             "unverifiedClicks": sum(row["unverifiedClicks"] for row in rows),
+            "botClicks": sum(row["botClicks"] for row in rows),
         },
         "dailyTrend": trend,
     }

@@ -8,14 +8,15 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from peewee import JOIN, IntegrityError
+from peewee import JOIN, Case, IntegrityError
 
 from models.ads import MAX_MONTHS, SLOT_IDS
+from models.ads.checkout import close_checkout, record_payment
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.images import uploaded_image
 from models.ads.inventory import fetch_ad_price, get_occupied_positions, next_position
 from models.ads.months import add_months, is_month, month_of
-from models.ads.notices import build_stop_notification_email
+from models.ads.notices import build_stop_notification_email, notice_json
 from models.ads.profiles import clean_profile, own_profile
 from models.clock import iso, now_iso, utcnow
 from models.countries import usable_country
@@ -23,7 +24,13 @@ from models.db import db, is_postgres, write_transaction
 from models.errors import Conflict, DomainError, NotFound, ValidationError
 from models.payments import LineItem, PaymentError, get_provider
 from models.settings import get_settings
-from models.tables import AdCheckout, AdInventoryLock, AdReservation, AdvertiserProfile
+from models.tables import (
+    AdCheckout,
+    AdInventoryLock,
+    AdReservation,
+    AdStopNotice,
+    AdvertiserProfile,
+)
 
 log = logging.getLogger(__name__)
 
@@ -245,28 +252,59 @@ def approve(reservation_id: str) -> AdReservation:
 
 def stop(reservation_id: str, reason) -> tuple[AdReservation, dict]:
     """`pending_review` or `active` -> `stopped`, with the reason; no refund. Returns the
-    reservation and the stop notice to send."""
+    reservation and the stop notice to send, which is kept to be opened again.
+
+    Rejecting an unpaid reservation also gives its position back (in the same UPDATE,
+    so a payment recorded a moment before keeps it) and closes its checkout at the
+    provider, so it can no longer be paid; a payment that still arrives is flagged for
+    a refund (`models.ads.checkout.record_payment`)."""
     if not isinstance(reason, str) or not reason.strip():
         raise ValidationError(fields={"reason": "required"})
     reason = reason.strip()
     if len(reason) > 2000:
         raise ValidationError(fields={"reason": "at most 2000 characters"})
     now = now_iso()
-    changed = (
-        AdReservation.update(
-            status="stopped", stopped_at=now, stopped_reason=reason, updated_at=now
+    with write_transaction():
+        changed = (
+            AdReservation.update(
+                status="stopped",
+                stopped_at=now,
+                stopped_reason=reason,
+                updated_at=now,
+                position_released_at=Case(
+                    None, [(AdReservation.payment_intent_id.is_null(), now)], None
+                ),
+            )
+            .where(
+                (AdReservation.id == reservation_id)
+                & AdReservation.status.in_(("pending_review", "active"))
+            )
+            .execute()
         )
-        .where(
-            (AdReservation.id == reservation_id)
-            & AdReservation.status.in_(("pending_review", "active"))
+        reservation = _reservation(reservation_id)
+        if not changed:
+            raise InvalidStatus(f"A reservation that is {reservation.status} cannot be stopped.")
+        notice = build_stop_notification_email(reservation, reason)
+        AdStopNotice.create(
+            ad_reservation=reservation.id,
+            recipient=notice["to"],
+            subject=notice["subject"],
+            body=notice["body"],
+            created_at=now,
         )
-        .execute()
-    )
-    reservation = _reservation(reservation_id)
-    if not changed:
-        raise InvalidStatus(f"A reservation that is {reservation.status} cannot be stopped.")
     _delivery_changed()
-    return reservation, build_stop_notification_email(reservation, reason)
+    if reservation.position_released_at:
+        close_checkout(reservation.id)
+    return reservation, {**notice, "createdAt": now}
+
+
+def stop_notice(reservation_id: str) -> dict:
+    """The notice made when the reservation was stopped, as it was then."""
+    kept = AdStopNotice.get_or_none(AdStopNotice.ad_reservation == reservation_id)
+    if kept is None:
+        _reservation(reservation_id)
+        raise NotFound("This reservation has no stop notice.")
+    return notice_json(kept.recipient, kept.subject, kept.body, kept.created_at)
 
 
 def expire_ended(now: datetime | None = None) -> int:
@@ -317,9 +355,7 @@ def release_unpaid_holds(now: datetime | None = None) -> list[str]:
                 log.warning("could not read checkout of %s; next round", reservation.id)
                 continue
             if session.paid and session.payment_intent_id:
-                AdReservation.update(payment_intent_id=session.payment_intent_id).where(
-                    (AdReservation.id == reservation.id) & AdReservation.payment_intent_id.is_null()
-                ).execute()
+                record_payment(reservation.id, session.payment_intent_id)
                 continue
             if session.status == "complete":
                 log.info(

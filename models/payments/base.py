@@ -131,6 +131,13 @@ class PaymentProvider(Protocol):
         idempotency_key: str,
     ) -> CheckoutSession: ...
 
+    def get_checkout_session(self, session_id: str) -> CheckoutSession: ...
+
+    def expire_checkout_session(self, session_id: str) -> CheckoutSession:
+        """Close an open checkout so it can no longer be paid (PaymentRejected when it
+        is already complete)."""
+        ...
+
     def create_customer(
         self, *, email: str, name: str, user_id: str, idempotency_key: str
     ) -> str: ...

@@ -69,6 +69,7 @@ ENDPOINT_EVENTS = {
         "checkout.session.completed",
         "checkout.session.async_payment_succeeded",
         "checkout.session.async_payment_failed",
+        "checkout.session.expired",
     },
     SUBSCRIPTION_ENDPOINT: {
         "checkout.session.completed",
@@ -506,6 +507,14 @@ class LocalProvider:
             if row.status == "complete":
                 raise PaymentRejected("This checkout session is already complete")
             return self._expire([row])
+
+    def expire_checkout_session(self, session_id: str) -> CheckoutSession:
+        """Expire an open session now (the provider's "expire" call), and announce it as
+        an abandoned one is. A complete session cannot be expired."""
+        for event in self.cancel(session_id):
+            for outbox_id in event.outbox_ids:
+                outbox.send(outbox_id)
+        return self.get_checkout_session(session_id)
 
     def expire_due(self, now: int | None = None) -> list[LocalEvent]:
         """Expire every open session past its expiry time."""

@@ -181,6 +181,10 @@ class StripeProvider:
         with _mapped_errors():
             return _session(self.v1.checkout.sessions.retrieve(session_id))
 
+    def expire_checkout_session(self, session_id: str) -> CheckoutSession:
+        with _mapped_errors():
+            return _session(self.v1.checkout.sessions.expire(session_id))
+
     def create_customer(self, *, email, name, user_id, idempotency_key) -> str:
         params = {"email": email, "name": name, "metadata": {"user_id": user_id}}
         with _mapped_errors():

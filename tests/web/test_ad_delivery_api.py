@@ -145,6 +145,28 @@ def test_serve_by_audience(client, ad, plan, enabled):
     assert len(body["positions"]) == (4 if enabled else 0)
 
 
+def test_serve_without_a_country_takes_the_visitors_from_the_header(client, ad):
+    # Given a visitor from Japan, and no country in the query
+    # When the slot is served
+    body = client.get(
+        "/api/ads/serve?slot=video-detail-below-player", headers={"Edge-IPCountry": "JP"}
+    ).get_json()
+    # Then the ads are those sold for Japan, as on the pages
+    assert body["country"] == "JP"
+    assert body["positions"][1]["ad"]["reservationId"] == ad.id
+
+
+def test_serve_with_a_country_in_the_query_ignores_the_header(client, ad):
+    # Given a visitor from Japan asking for the United States' ads
+    body = client.get(
+        "/api/ads/serve?slot=video-detail-below-player&country=US",
+        headers={"Edge-IPCountry": "JP"},
+    ).get_json()
+    # Then the query's country wins: the Japanese ad is not served
+    assert body["country"] == "US"
+    assert [p["ad"] for p in body["positions"]] == [None] * 4
+
+
 def test_serve_validates(client):
     response = client.get("/api/ads/serve?slot=nowhere&month=2026-1")
     assert response.status_code == 400
@@ -206,6 +228,47 @@ def test_a_click_without_a_genuine_token_is_logged_with_a_null_token(client, ad,
     deliver(stub_broker)
     [row] = AdClickLog.select()
     assert row.view_token is None
+
+
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "SomeCrawler/1.0",
+        "",
+        None,  # no User-Agent header at all
+    ],
+)
+def test_a_bot_click_is_redirected_and_logged_as_a_bot(client, ad, stub_broker, agent):
+    # Given a click from a bot, through the URL this service served
+    url = local(served(client, ad)["clickUrl"])
+    if agent is None:
+        client.environ_base.pop("HTTP_USER_AGENT")  # the test client's own "Werkzeug/..."
+    headers = {"Edge-IPCountry": "JP"} | ({} if agent is None else {"User-Agent": agent})
+    # When it arrives
+    response = client.get(url, headers=headers)
+    # Then the bot still goes on to the advertiser, and the click is logged, marked
+    assert response.status_code == 302
+    assert response.headers["Location"] == "https://advertiser.example/landing?x=1"
+    assert deliver(stub_broker) == 1
+    [row] = AdClickLog.select()
+    assert row.is_bot is True
+
+
+def test_a_browser_click_is_not_logged_as_a_bot(client, ad, stub_broker):
+    client.get(local(served(client, ad)["clickUrl"]), headers=SEEN)
+    deliver(stub_broker)
+    assert AdClickLog.get().is_bot is False
+
+
+def test_click_messages_queued_before_the_bot_flag_still_run(ad):
+    from tasks.ads import record_click
+
+    at = iso(utcnow())
+    record_click("queued-before-bots", ad.id, "JP", BROWSER, at, "the-token")  # six arguments
+    record_click("queued-now", ad.id, "JP", "Googlebot/2.1", at, None, True)
+    flags = {c.id: c.is_bot for c in AdClickLog.select()}
+    assert flags == {"queued-before-bots": False, "queued-now": True}
 
 
 def test_click_messages_with_and_without_a_view_token_both_run(ad):

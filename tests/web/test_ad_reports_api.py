@@ -109,3 +109,32 @@ def test_the_admin_report_page_shows_clicks_without_a_view_token(app):
     assert "うちトークンなし" in html
     assert "<td data-unverified-clicks>2</td>" in html
     assert "<th data-total-unverified-clicks>2</th>" in html
+
+
+def test_the_admin_report_page_shows_bot_clicks_apart(app):
+    import uuid
+
+    from models.tables import AdClickLog
+
+    # Given two human clicks (one without a token) and a bot's click
+    reservation = make_reservation(start_month="2027-01", end_month="2027-01")
+    _measure(reservation, [("2027-01-05", 10, 2)])
+    AdClickLog.create(
+        id=str(uuid.uuid4()),
+        ad_reservation=reservation,
+        country="JP",
+        created_at="2027-01-05T05:00:00.000Z",
+        is_bot=True,
+    )
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    # When the administrator opens the report page
+    html = admin.get("/admin/ads/report?startDate=2027-01-01&endDate=2027-01-31").get_data(
+        as_text=True
+    )
+    # Then the bot's click is in its own column, and not in the clicks
+    assert "ボット（除外）" in html
+    assert "<td data-bot-clicks>1</td>" in html
+    assert "<th data-total-bot-clicks>1</th>" in html
+    assert "<strong data-total-clicks>2</strong>" in html
+    assert "<td data-unverified-clicks>1</td>" in html

@@ -131,7 +131,11 @@ def test_admin_review_endpoints(client, app):
     assert [r["id"] for r in listed["reservations"]] == [reservation_id]
     assert listed["reservations"][0]["ctr"] is None
     assert admin.get("/api/admin/ads/reservations?slot=nope").status_code == 400
-    assert admin.get("/api/admin/revenue").get_json() == {"adRevenue": [], "totals": []}
+    assert admin.get("/api/admin/revenue").get_json() == {
+        "adRevenue": [],
+        "totals": [],
+        "paidAfterStop": [],
+    }
 
 
 def test_upload_reserve_pay_approve_and_see_it_on_the_timeline(site, stub_broker, stub_worker):

@@ -116,7 +116,7 @@ def test_ad_webhook_replay_with_another_intent_keeps_the_first(client, outcomes)
     ("case", "payload", "signed"),
     [
         ("bad_signature", completed(), False),
-        ("ignored_event", event("checkout.session.expired", metadata={}), True),
+        ("ignored_event", event("charge.refunded", metadata={}), True),
         ("ignored_event", event("payment_intent.payment_failed"), True),
         ("missing_metadata", completed(reservation_id=None), True),
         ("unknown_reservation", completed(reservation_id="no-such-reservation"), True),

@@ -33,6 +33,12 @@ def stop_ad_reservation(reservation_id):
     return jsonify(reservation=reservations.reservation_json(stopped), notice=notice)
 
 
+@bp.get("/ads/reservations/<reservation_id>/stop-notice")
+def ad_stop_notice(reservation_id):
+    """The notice made when the reservation was stopped, to read, copy or mail again."""
+    return jsonify(notice=reservations.stop_notice(reservation_id))
+
+
 @bp.get("/ads/timeline")
 def ad_timeline():
     return jsonify(admin.timeline())

@@ -36,7 +36,8 @@ def serve():
         errors["month"] = "a month as YYYY-MM"
     if errors:
         raise ValidationError(fields=errors)
-    raw_country = request.args.get("country")
+    # Without a country in the query (or an empty one), the visitor's own, as on the pages.
+    raw_country = request.args.get("country") or request.headers.get("Edge-IPCountry")
     country = usable_country(raw_country)
     body = {"slot": slot, "country": country or (raw_country or None), "month": month}
     if not ads_enabled_for(current_user):
@@ -57,7 +58,8 @@ def serve():
 def ad_click(reservation_id):
     """Log the click, then send the visitor on. The log is queued with an id made here;
     without a queue it is written directly; failing that the visitor still goes on.
-    Outside the contract period the visitor goes on and nothing is logged."""
+    Outside the contract period the visitor goes on and nothing is logged. A bot's click
+    is logged too, marked, and left out of the reports' figures."""
     from tasks.ads import record_click
 
     now = utcnow()
@@ -70,13 +72,15 @@ def ad_click(reservation_id):
     # An expired but genuine token still shows the ad was served: a page left open
     # gets real clicks.
     genuine = view_tokens.verify(token, reservation_id, now).genuine
+    user_agent = request.headers.get("User-Agent")
     click = (
         measurement.new_event_id(),
         reservation_id,
         measurement.stored_country(request.headers.get("Edge-IPCountry")),
-        request.headers.get("User-Agent"),
+        user_agent,
         iso(now),
         token if genuine else None,
+        measurement.is_bot(user_agent),
     )
     try:
         send_or_run(record_click, *click)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import jsonify, request
 from flask_login import current_user, login_required
 
-from models.ads import reports
+from models.ads import checkout, reports
 from web.api import bp
 from web.api.admin import bp as admin_bp
 
@@ -20,6 +20,13 @@ def own_reservations():
 @login_required
 def own_reservation(reservation_id):
     return jsonify(reports.advertiser_reservation(current_user.id, reservation_id))
+
+
+@bp.post("/ads/reservations/<reservation_id>/checkout")
+@login_required
+def resume_checkout(reservation_id):
+    """Back to the unpaid reservation's checkout while its hold lasts."""
+    return jsonify(checkoutUrl=checkout.resume_checkout(current_user.id, reservation_id))
 
 
 @admin_bp.get("/ads/report")

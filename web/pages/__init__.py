@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from urllib.parse import urlencode
 
 from flask import Blueprint, abort, redirect, render_template, request
@@ -16,7 +17,7 @@ from models.ads.delivery import (
     video_page_ads,
 )
 from models.ads.months import month_of
-from models.clock import utcnow
+from models.clock import parse_iso, utcnow
 from models.credits import calculate_credit_cost, has_access
 from models.errors import ValidationError
 from models.plans import PLAN_LIMITS, plan_of, referral_count
@@ -103,6 +104,7 @@ def new_ad():
         profiles=list_profiles(current_user.id),
         categories=BUSINESS_CATEGORIES,
         next_month=add_months(month_of(utcnow()), 1),
+        cancelled=bool(request.args.get("cancelled")),
     )
 
 
@@ -114,6 +116,11 @@ STATUS_LABELS = {
 }
 
 
+def minutes_left(expires_at: str) -> int:
+    """Whole minutes until an ISO time, rounded up (a checkout's time left)."""
+    return max(0, math.ceil((parse_iso(expires_at) - utcnow()).total_seconds() / 60))
+
+
 @bp.get("/ads")
 @login_required
 def own_ads():
@@ -122,6 +129,7 @@ def own_ads():
     return render_template(
         "ads/list.html",
         status_labels=STATUS_LABELS,
+        minutes_left=minutes_left,
         reservations=advertiser_reservations(current_user.id),
     )
 
@@ -137,6 +145,7 @@ def own_ad(reservation_id):
         "ads/detail.html",
         r=report,
         status_labels=STATUS_LABELS,
+        minutes_left=minutes_left,
         chart=daily_lines(report["daily"]),
         paid=request.args.get("paid"),
     )

@@ -160,6 +160,35 @@ def test_the_service_name_is_refused(name):
     assert name_problem(name) == SERVICE
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SubsearchJapan",
+        "subsearch2027",
+        "MySubsearch",
+        "ＳＵＢＳＥＡＲＣＨＪＡＰＡＮ",  # full-width, folded by NFKC
+        "Subsearchers Club",
+        "Sub\u200bsearchJapan",  # ZERO WIDTH SPACE: shows as SubsearchJapan
+    ],
+)
+def test_the_service_name_glued_to_other_words_is_refused(name):
+    # Given the service's name with no word boundary around it
+    # When it is checked
+    problem = name_problem(name)
+    # Then it is refused as the service's name, unlike a short ad label inside a word
+    assert problem == SERVICE
+
+
+def test_the_service_name_glued_to_an_affiliation_claim_is_refused():
+    # Given the full-width service name glued to 公式 (the claim is checked first)
+    assert name_problem("ＳＵＢＳＥＡＲＣＨ公式店") == AFFILIATION
+
+
+def test_a_blank_service_name_refuses_nothing():
+    # Given a service name of spaces only, which would otherwise match any space
+    assert advertiser_name_problem("山田 商店", service_names=(" ",)) is None
+
+
 def test_the_service_name_is_only_refused_when_configured():
     # Given no service names
     # When a name containing "subsearch" is checked

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from models.ads.admin import list_reservations
 from models.ads.reports import (
     admin_report,
     advertiser_reservation,
@@ -30,13 +31,14 @@ def impressions(reservation, day, count, country="JP"):
     )
 
 
-def click(reservation, at, view_token=None):
+def click(reservation, at, view_token=None, is_bot=False):
     AdClickLog.create(
         id=str(uuid.uuid4()),
         ad_reservation=reservation,
         country="JP",
         created_at=at,
         view_token=view_token,
+        is_bot=is_bot,
     )
 
 
@@ -136,6 +138,7 @@ def test_the_admin_report_by_hand():
         "clicks": 3,
         "ctr": pytest.approx(3 / 440),
         "unverifiedClicks": 3,
+        "botClicks": 0,
     }
     assert report["dailyTrend"] == [
         {"date": "2027-01-10", "impressions": 100, "clicks": 1},
@@ -158,6 +161,67 @@ def test_the_admin_report_shows_clicks_without_a_view_token_beside_all_clicks():
     assert (rows[shown.id]["clicks"], rows[shown.id]["unverifiedClicks"]) == (3, 2)
     assert (rows[quiet.id]["clicks"], rows[quiet.id]["unverifiedClicks"]) == (1, 0)
     assert (report["totals"]["clicks"], report["totals"]["unverifiedClicks"]) == (4, 2)
+
+
+def test_the_advertiser_list_and_chart_leave_bot_clicks_out(owner):
+    # Given a reservation with two human clicks and three bot clicks in its period
+    reservation = make_reservation(owner, start_month="2027-01", end_month="2027-01")
+    impressions(reservation, "2027-01-05", 100)
+    click(reservation, "2027-01-05T10:00:00.000Z")
+    click(reservation, "2027-01-05T11:00:00.000Z", view_token="served-token")
+    click(reservation, "2027-01-05T12:00:00.000Z", is_bot=True)
+    click(reservation, "2027-01-05T13:00:00.000Z", view_token="served-token", is_bot=True)
+    click(reservation, "2027-01-06T00:00:00.000Z", is_bot=True)  # a day with only a bot
+    # When the advertiser lists it and opens its chart
+    [row] = advertiser_reservations(owner.id, now=NOW)
+    detail = advertiser_reservation(owner.id, reservation.id, now=NOW)
+    daily = {d["date"]: d["clicks"] for d in detail["daily"]}
+    # Then only the human clicks count, in the clicks and in the CTR
+    assert (row["impressions"], row["clicks"], row["ctr"]) == (100, 2, pytest.approx(0.02))
+    assert (daily["2027-01-05"], daily["2027-01-06"]) == (2, 0)
+    assert AdClickLog.select().count() == 5  # the log keeps every click
+
+
+def test_the_admin_list_leaves_bot_clicks_out():
+    # Given one human click and one bot click in the period
+    reservation = make_reservation(start_month="2027-01", end_month="2027-01")
+    impressions(reservation, "2027-01-05", 50)
+    click(reservation, "2027-01-05T10:00:00.000Z")
+    click(reservation, "2027-01-05T11:00:00.000Z", is_bot=True)
+    # When the administrators list the reservations
+    [row] = list_reservations()
+    # Then the bot's click is not counted
+    assert (row["clicks"], row["ctr"]) == (1, pytest.approx(0.02))
+
+
+def test_the_admin_report_leaves_bot_clicks_out_and_shows_them_apart():
+    # Given human and bot clicks, with and without a view token, on two reservations
+    busy = make_reservation(start_month="2027-01", end_month="2027-01", status="active")
+    quiet = make_reservation(start_month="2027-01", end_month="2027-01", position=2)
+    impressions(busy, "2027-01-10", 200)
+    click(busy, "2027-01-10T10:00:00.000Z", view_token="served-token")
+    click(busy, "2027-01-10T11:00:00.000Z")  # a human without a token
+    click(busy, "2027-01-10T12:00:00.000Z", is_bot=True)  # a bot without a token
+    click(busy, "2027-01-10T13:00:00.000Z", view_token="served-token", is_bot=True)
+    click(busy, "2027-01-21T00:00:00.000Z", is_bot=True)  # after the range
+    click(quiet, "2027-01-12T00:00:00.000Z", is_bot=True)  # a day with only a bot
+    # When the report is read
+    report = admin_report(date(2027, 1, 10), date(2027, 1, 20))
+    rows = {r["id"]: r for r in report["reservations"]}
+    # Then clicks and CTR leave the bots out, shown apart as botClicks; the clicks without
+    # a token stay a part of the clicks
+    figures = ("clicks", "ctr", "unverifiedClicks", "botClicks")
+    assert tuple(rows[busy.id][f] for f in figures) == (2, pytest.approx(0.01), 1, 2)
+    assert tuple(rows[quiet.id][f] for f in figures) == (0, None, 0, 1)
+    assert report["totals"] == {
+        "impressions": 200,
+        "clicks": 2,
+        "ctr": pytest.approx(0.01),
+        "unverifiedClicks": 1,
+        "botClicks": 3,
+    }
+    # And the trend has no bot click, nor a day that had only bots
+    assert report["dailyTrend"] == [{"date": "2027-01-10", "impressions": 200, "clicks": 2}]
 
 
 def test_the_advertiser_list_counts_only_inside_the_contract_period(owner):
@@ -211,6 +275,7 @@ def test_an_empty_report():
         "clicks": 0,
         "ctr": None,
         "unverifiedClicks": 0,
+        "botClicks": 0,
     }
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from models.ads import admin
+from models.ads.checkout import record_payment
 from models.ads.months import add_months, month_of
 from models.ads.profiles import update_profile
 from models.ads.reservations import (
@@ -169,6 +170,7 @@ def test_positions_one_to_four_in_order_and_the_fifth_is_refused():
 
 def test_a_stopped_position_stays_taken_and_nothing_moves_up():
     first, second, third = buy(), buy(), buy()
+    record_payment(second.id, "pi_second")
     stop(second.id, "規約違反")
     assert buy().position == 4
     assert [r.position for r in AdReservation.select().order_by(AdReservation.created_at)] == [

@@ -79,7 +79,7 @@ def test_cancel_expires_the_session_and_says_so(local):
     session = ad_checkout(local)
     events = local.cancel(session.id)
     assert [e.type for e in events] == ["checkout.session.expired"]
-    assert events[0].endpoints == [SUBSCRIPTION_ENDPOINT]
+    assert events[0].endpoints == [AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT]
     with pytest.raises(PaymentRejected):
         local.complete(session.id)
     assert local.cancel(session.id) == []

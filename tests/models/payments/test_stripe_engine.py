@@ -259,3 +259,15 @@ def test_payment_intents_that_received_nothing_are_not_revenue(provider, fake):
         },
     ]
     assert [i.id for i in provider.list_ad_payment_intents()] == ["pi_paid"]
+
+
+def test_expire_a_checkout_session(provider, fake):
+    session = provider.expire_checkout_session("cs_open_1")
+    assert fake.requests[-1]["method"] == "POST"
+    assert fake.requests[-1]["path"] == "/v1/checkout/sessions/cs_open_1/expire"
+    assert session.status == "expired"
+
+
+def test_a_complete_checkout_session_cannot_be_expired(provider, fake):
+    with pytest.raises(PaymentRejected):
+        provider.expire_checkout_session("cs_complete")

@@ -1,0 +1,113 @@
+"""A reservation's payment: where its checkout stands, going back to it, closing it, and
+recording the money once (the one rule for the webhook and the scheduled release)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from peewee import Case
+
+from models.clock import iso, now_iso, utcnow
+from models.errors import Conflict, NotFound
+from models.payments import PaymentError, get_provider
+from models.tables import AdCheckout, AdReservation
+
+log = logging.getLogger(__name__)
+
+PAID = "paid"
+# The checkout is open: the advertiser can still pay it.
+AWAITING_PAYMENT = "awaiting_payment"
+# The checkout's time is over but the hold stands: a delayed payment (konbini) is on its
+# way, or the release has not run yet.
+PROCESSING = "processing"
+# Stopped or expired without a payment.
+UNPAID = "unpaid"
+
+
+class CheckoutClosed(Conflict):
+    code = "checkout_closed"
+    message = "This reservation's checkout can no longer be paid."
+
+
+def payment_json(reservation: AdReservation, checkout: AdCheckout | None, now: datetime) -> dict:
+    """paymentState, and until when the checkout can be paid while it is open."""
+    if reservation.payment_intent_id:
+        state = PAID
+    elif reservation.status != "pending_review":
+        state = UNPAID
+    elif checkout is not None and checkout.expires_at > iso(now):
+        state = AWAITING_PAYMENT
+    else:
+        state = PROCESSING
+    return {
+        "paymentState": state,
+        "checkoutExpiresAt": checkout.expires_at if state == AWAITING_PAYMENT else None,
+    }
+
+
+def checkouts_of(reservation_ids: list[str]) -> dict[str, AdCheckout]:
+    if not reservation_ids:
+        return {}
+    rows = AdCheckout.select().where(AdCheckout.ad_reservation.in_(reservation_ids))
+    return {row.ad_reservation_id: row for row in rows}
+
+
+def resume_checkout(user_id: str, reservation_id: str, now: datetime | None = None) -> str:
+    """The URL of the own unpaid reservation's checkout, while it can still be paid."""
+    reservation = AdReservation.get_or_none(
+        (AdReservation.id == reservation_id) & (AdReservation.user == user_id)
+    )
+    if reservation is None:
+        raise NotFound("No reservation of yours has this id.")
+    checkout = checkouts_of([reservation.id]).get(reservation.id)
+    state = payment_json(reservation, checkout, now or utcnow())["paymentState"]
+    if state == PAID:
+        raise CheckoutClosed("This reservation is already paid.")
+    if state != AWAITING_PAYMENT:
+        raise CheckoutClosed()
+    session = get_provider().get_checkout_session(checkout.checkout_session_id)
+    if session.status != "open" or not session.url:
+        raise CheckoutClosed()
+    return session.url
+
+
+def close_checkout(reservation_id: str) -> None:
+    """Expire the reservation's open checkout at the provider. A provider that cannot be
+    reached leaves it open until its own expiry; a payment made meanwhile is flagged."""
+    checkout = AdCheckout.get_or_none(AdCheckout.ad_reservation == reservation_id)
+    if checkout is None or not checkout.checkout_session_id:
+        return
+    try:
+        get_provider().expire_checkout_session(checkout.checkout_session_id)
+    except PaymentError as error:
+        log.warning("could not close the checkout of stopped %s: %s", reservation_id, error)
+
+
+def record_payment(reservation_id: str, payment_intent_id: str) -> str:
+    """Fill in the payment of a reservation once (one conditional UPDATE); a payment for
+    a reservation already stopped is kept and flagged to be refunded. Returns "paid",
+    "paid_after_stop" or "already_paid"."""
+    now = now_iso()
+    changed = (
+        AdReservation.update(
+            payment_intent_id=payment_intent_id,
+            paid_after_stop_at=Case(None, [(AdReservation.status == "stopped", now)], None),
+            updated_at=now,
+        )
+        .where((AdReservation.id == reservation_id) & AdReservation.payment_intent_id.is_null())
+        .execute()
+    )
+    if not changed:
+        return "already_paid"
+    flagged = (
+        AdReservation.select()
+        .where(
+            (AdReservation.id == reservation_id) & AdReservation.paid_after_stop_at.is_null(False)
+        )
+        .exists()
+    )
+    if flagged:
+        log.error("payment %s arrived for stopped %s: refund it", payment_intent_id, reservation_id)
+        return "paid_after_stop"
+    return PAID

@@ -1,0 +1,10 @@
+// "お支払いへ進む": back to the reservation's own checkout while its hold lasts.
+document.querySelectorAll("[data-resume-checkout]").forEach((button) => button.addEventListener("click", async () => {
+  button.disabled = true;
+  const response = await fetch(`/api/ads/reservations/${button.dataset.resumeCheckout}/checkout`, {method: "POST", credentials: "same-origin"});
+  const body = await response.json().catch(() => ({}));
+  if (response.ok) { window.location.assign(body.checkoutUrl); return; }
+  const closed = body.error && body.error.code === "checkout_closed";
+  alert(closed ? "お支払いの期限が過ぎたため、この予約はお支払いできません。" : "お支払いページを開けませんでした。時間をおいてお試しください。");
+  if (closed) window.location.reload(); else button.disabled = false;
+}));
