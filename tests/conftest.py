@@ -228,11 +228,13 @@ def stub_broker():
 
 @pytest.fixture(autouse=True)
 def redis_up():
-    """No test inherits another's 'Redis is down' or a worker's longer Redis timeouts
-    (see models.redis_client)."""
+    """No test inherits another's 'Redis is down', a worker's longer Redis timeouts (see
+    models.redis_client) or another's cached ad delivery."""
     from models import redis_client
+    from models.ads.delivery import clear_process_cache
 
     redis_client.reset()
+    clear_process_cache()
     yield
     redis_client.reset()
 

@@ -131,6 +131,7 @@ def active_reservations() -> dict[str, LiveAd]:
 def clear_process_cache() -> None:
     with _lock:
         _cache.clear()
+    delivery_cache.forget()
 
 
 def ads_enabled_for(user) -> bool:

@@ -104,3 +104,23 @@ def test_the_search_page_limit():
     empty = search_page_ads("JP", MONTH, hit_count=0)
     assert empty.bottom is None and empty.zero_hits
     assert [a and a.advertiser_name for a in empty.midroll(1)] == ["中", None, None, None]
+
+
+def test_the_delivery_generation_is_read_at_most_once_a_second(monkeypatch):
+    from models import redis_client
+    from models.ads import delivery_cache
+
+    first = delivery_cache.generation()
+    redis_client.get_redis().incr(delivery_cache.KEY)  # another process approved an ad
+    assert delivery_cache.generation() == first  # no Redis round trip on every request
+    later = delivery_cache.time.monotonic() + delivery_cache.GENERATION_SECONDS
+    monkeypatch.setattr(delivery_cache.time, "monotonic", lambda: later)
+    assert delivery_cache.generation() == first + 1  # seen within a second
+
+
+def test_this_process_sees_its_own_change_at_once():
+    from models.ads import delivery_cache
+
+    first = delivery_cache.generation()
+    delivery_cache.invalidate()
+    assert delivery_cache.generation() == first + 1
