@@ -9,7 +9,7 @@ from flask import jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
-from models.errors import DomainError
+from models.errors import DomainError, ValidationError
 from models.payments import PaymentError, PaymentUnavailable
 from models.search import SearchError
 
@@ -114,7 +114,16 @@ def handle_unexpected(error: Exception):
     return _page(500, MESSAGES[500])
 
 
+def refuse_nul() -> None:
+    """A NUL in the path or the query is no id or text of ours, and PostgreSQL refuses it
+    in text: answer 400 before any view runs (before_request)."""
+    query = (text for key, values in request.args.lists() for text in (key, *values))
+    if "\x00" in request.path or any("\x00" in text for text in query):
+        raise ValidationError("The address contains a NUL character.")
+
+
 def init_app(app):
+    app.before_request(refuse_nul)
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(PaymentError, handle_payment_error)
     app.register_error_handler(SearchError, handle_search_error)

@@ -15,6 +15,12 @@ from tests.factories import make_user
 
 def subscribe(user, price="price_local_plus"):
     """A paid subscription at the local provider; returns its id."""
+    events = complete_subscription(user, price)
+    return events[-1].payload["data"]["object"]["subscription"]
+
+
+def complete_subscription(user, price="price_local_plus"):
+    """Pay a subscription checkout at the local provider; returns the events it sends."""
     provider = get_provider()
     customer = provider.create_customer(
         email=user.email, name=user.name, user_id=user.id, idempotency_key=f"c-{user.id}"
@@ -27,8 +33,7 @@ def subscribe(user, price="price_local_plus"):
         cancel_url="c",
         idempotency_key=f"s-{user.id}-{price}",
     )
-    events = provider.complete(session.id)
-    return events[-1].payload["data"]["object"]["subscription"]
+    return provider.complete(session.id)
 
 
 def spend(user, credits):

@@ -83,18 +83,22 @@ def test_rejecting_a_paid_reservation_keeps_its_position(site):
     assert buy()[0].position == reservation.position + 1
 
 
-def test_a_payment_arriving_after_rejection_is_kept_and_flagged_for_refund(
-    site, stub_broker, stub_worker
-):
-    # given a konbini checkout: complete, the money not yet in
+def paid_after_rejection(stub_broker, stub_worker):
+    """A konbini checkout (complete, the money not yet in) rejected by the admin, then
+    paid at the shop anyway."""
     reservation, url = buy()
     requests.post(f"{url}/konbini", allow_redirects=False, timeout=5)
     drain(stub_broker, stub_worker)
-    # when the admin rejects it, and the buyer pays at the shop anyway
     stop(reservation.id, "掲載基準に合いません")
     requests.post(f"{url}/settle", allow_redirects=False, timeout=5)
     drain(stub_broker, stub_worker)
+    return reservation
 
+
+def test_a_payment_arriving_after_rejection_is_kept_and_flagged_for_refund(
+    site, stub_broker, stub_worker
+):
+    reservation = paid_after_rejection(stub_broker, stub_worker)
     # then the payment is recorded, flagged, and kept out of revenue
     intent = LocalPaymentIntent.get()
     row = AdReservation.get_by_id(reservation.id)
@@ -110,12 +114,7 @@ def test_a_payment_arriving_after_rejection_is_kept_and_flagged_for_refund(
 
 
 def test_the_admin_pages_show_the_refund_and_keep_it_apart(app, site, stub_broker, stub_worker):
-    reservation, url = buy()
-    requests.post(f"{url}/konbini", allow_redirects=False, timeout=5)
-    drain(stub_broker, stub_worker)
-    stop(reservation.id, "掲載基準に合いません")
-    requests.post(f"{url}/settle", allow_redirects=False, timeout=5)
-    drain(stub_broker, stub_worker)
+    reservation = paid_after_rejection(stub_broker, stub_worker)
     client = app.test_client()
     sign_in(client, make_admin())
     assert "停止後に入金 — 要返金" in client.get("/admin/ads").get_data(as_text=True)

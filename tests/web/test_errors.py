@@ -68,3 +68,18 @@ def test_pages_get_an_html_error_page(client):
     response = client.get("/no-such-page")
     assert response.status_code == 404
     assert response.mimetype == "text/html"
+
+
+def test_a_nul_in_the_path_or_query_is_a_400_on_every_database(client):
+    from tests.factories import make_user, sign_in
+
+    sign_in(client, make_user())
+    for url in (
+        "/api/ads/reservations/%00/checkout",
+        "/api/ads/reservations/x/checkout?a=%00",
+        "/api/ads/reservations/x/checkout?%00=1",
+    ):
+        answer = client.post(url)
+        assert answer.status_code == 400, url
+        assert answer.get_json()["error"]["code"] == "invalid_request"
+    assert client.get("/search?q=%00").status_code == 400

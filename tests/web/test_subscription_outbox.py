@@ -11,30 +11,19 @@ import pytest
 
 from models import outbox, redis_client
 from models.clock import utcnow
-from models.payments import get_provider, webhooks
+from models.payments import webhooks
 from models.referrals import claim_referral
 from models.tables import OutboxMessage, PaymentEvent, User
 from tests.conftest import drain, take_messages
 from tests.factories import make_user
+from tests.models.test_subscription_events import complete_subscription
 
 SUBSCRIPTION = "/api/auth/payment/webhook"
 
 
 def completion_event(user, price="price_local_plus"):
     """A paid subscription at the local provider, and the completion event it sends."""
-    provider = get_provider()
-    customer = provider.create_customer(
-        email=user.email, name=user.name, user_id=user.id, idempotency_key=f"c-{user.id}"
-    )
-    session = provider.create_subscription_checkout(
-        customer_id=customer,
-        price_id=price,
-        reference_id=user.id,
-        success_url="s",
-        cancel_url="c",
-        idempotency_key=f"s-{user.id}-{price}",
-    )
-    events = provider.complete(session.id)
+    events = complete_subscription(user, price)
     # These tests deliver the event themselves, not through the provider's outbox.
     OutboxMessage.delete().execute()
     return next(e.payload for e in events if e.type == "checkout.session.completed")
