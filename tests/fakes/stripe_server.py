@@ -65,15 +65,17 @@ class FakeStripe:
                 "subscription": None,
                 "metadata": _nested(form, "metadata"),
             }
-        if method == "POST" and parts[:3] == ["v1", "checkout", "sessions"] and parts[4:] == [
-            "expire"
-        ]:
+        if (
+            method == "POST"
+            and parts[:3] == ["v1", "checkout", "sessions"]
+            and parts[4:] == ["expire"]
+        ):
             # As the provider does: only an open session can be expired.
             if parts[3] == "cs_complete":
                 return 400, error(
                     "invalid_request_error",
                     None,
-                    "Only Checkout Sessions with a status in [\"open\"] can be expired.",
+                    'Only Checkout Sessions with a status in ["open"] can be expired.',
                 )
             return 200, {
                 "id": parts[3],
