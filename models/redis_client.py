@@ -45,6 +45,17 @@ def get_redis() -> redis.Redis:
     return _clients[url]
 
 
+def ping(timeout: float = 1.0) -> None:
+    """Raise redis.RedisError unless Redis answers within `timeout` seconds (the health
+    check): a client of its own, closed at once, that neither waits on nor marks down
+    the one requests use."""
+    client = redis.Redis(connection_pool=connection_pool(get_settings().redis_url, timeout))
+    try:
+        client.ping()
+    finally:
+        client.connection_pool.disconnect()
+
+
 def _drop_clients() -> None:
     """Forget the clients made under the old timeouts, closing their connections."""
     for client in _clients.values():

@@ -2,6 +2,11 @@
 TEST_DATABASE=postgresql), migrated once, emptied after every test.
 
 The whole suite runs once per database: `make test` runs it on both.
+
+Redis: a unit test runs on a fakeredis server of its own (with Lua, for Dramatiq's
+scripts) and never contacts a real Redis, so `pytest -m "not flow"` needs no Redis
+server. Only flow tests (`@pytest.mark.flow`: real worker processes) use the real one
+at TEST_REDIS_URL, started for the run when none answers.
 """
 
 from __future__ import annotations
@@ -123,19 +128,90 @@ CLEAR_ORDER = [
 ]
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="session")
 def redis_server():
-    """The local Redis; on a machine without one, a server started for this run."""
+    """The real local Redis, for flow tests only (asked for by `redis_backend`, so a run
+    without flow tests never contacts it); on a machine without one, a server started
+    for this run."""
     from workers.redis_server import ensure_redis
 
     try:
         process = ensure_redis(TEST_REDIS_URL, data_dir=str(_workdir / "redis"))
     except RuntimeError as error:
-        pytest.exit(f"Redis is needed for the tests: {error}", returncode=3)
+        pytest.fail(f"Redis is needed for the flow tests: {error}", pytrace=False)
     yield
     if process is not None:
         process.terminate()
         process.wait(timeout=10)
+
+
+def is_flow(request) -> bool:
+    return request.node.get_closest_marker("flow") is not None
+
+
+def _refuse_real_redis(patch, attempts: list) -> None:
+    """Make every real Redis connection (TCP or Unix socket) fail as refused, noting
+    where it went. fakeredis's connections have their own `_connect`: untouched."""
+    import redis
+
+    def refuse(connection):
+        where = getattr(connection, "path", None) or (connection.host, connection.port)
+        attempts.append(where)
+        raise ConnectionRefusedError(111, f"a unit test may not reach a real Redis ({where})")
+
+    patch.setattr(redis.connection.Connection, "_connect", refuse)
+    patch.setattr(redis.connection.UnixDomainSocketConnection, "_connect", refuse)
+
+
+@pytest.fixture(autouse=True)
+def redis_backend(request):
+    """Where this test's Redis is. A flow test: the real server (returns None). Any
+    other: a fresh fakeredis server (returned), behind every client that
+    `models.redis_client` makes (`get_redis()`, the Dramatiq broker's pool, the
+    scheduler's), while any real Redis connection is refused and fails the test,
+    unless the test asks for `real_redis_attempts` (it means to reach a dead Redis).
+    `server.connected = False` makes the fake one unreachable."""
+    from models import redis_client
+
+    if is_flow(request):
+        request.getfixturevalue("redis_server")
+        yield None
+        return
+
+    import fakeredis
+
+    server = fakeredis.FakeServer()
+    real_pool = redis_client.connection_pool
+    attempts = []
+
+    def fake_pool(url, timeout=None):
+        # The production pool (its URL, database, timeouts, no retries), connected to
+        # the fake server instead of a socket: what fakeredis.FakeRedis.from_url does.
+        pool = real_pool(url, timeout)
+        pool.connection_class = fakeredis.FakeRedisConnection
+        pool.connection_kwargs["server"] = server
+        return pool
+
+    with pytest.MonkeyPatch.context() as patch:  # not the test's: its undo() keeps this
+        patch.setattr(redis_client, "connection_pool", fake_pool)
+        _refuse_real_redis(patch, attempts)
+        request.node.real_redis_attempts = attempts
+        redis_client.reset()
+        yield server
+        redis_client.reset()
+    if attempts and "real_redis_attempts" not in request.fixturenames:
+        pytest.fail(
+            f"a unit test tried to reach a real Redis at {attempts}: go through "
+            "models.redis_client (fakeredis here), or mark the test flow",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def real_redis_attempts(request, redis_backend):
+    """Where this unit test tried to reach a real Redis (each refused): for a test that
+    means to meet an unreachable one."""
+    return request.node.real_redis_attempts
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -155,7 +231,7 @@ def database():
 
 
 @pytest.fixture(autouse=True)
-def clean_tables(database):
+def clean_tables(database, redis_backend):
     yield
     from models.migrations import dialect
 
@@ -167,10 +243,10 @@ def clean_tables(database):
             for table in CLEAR_ORDER:
                 database.execute_sql(f"DELETE FROM {table}")
     database.close()
-    _clear_search_index()
+    _clear_search_index(real_redis=redis_backend is None)
 
 
-def _clear_search_index():
+def _clear_search_index(real_redis: bool):
     import sqlite3
 
     path = os.environ["SEARCH_EMBEDDED_PATH"]
@@ -180,9 +256,11 @@ def _clear_search_index():
             conn.execute("DELETE FROM documents")
             conn.execute("DELETE FROM documents_fts")
         conn.close()
+    if not real_redis:
+        return  # a unit test's fake Redis goes with it
     from models.redis_client import get_redis
 
-    # Refresh locks and counters live in Redis; no test may inherit another's.
+    # Refresh locks and counters live in Redis; no flow test may inherit another's.
     client = get_redis()
     for key in client.scan_iter(match="subsearch:*"):
         client.delete(key)
@@ -227,7 +305,7 @@ def stub_broker():
 
 
 @pytest.fixture(autouse=True)
-def redis_up():
+def redis_up(redis_backend):
     """No test inherits another's 'Redis is down', a worker's longer Redis timeouts (see
     models.redis_client) or another's cached ad delivery."""
     from models import redis_client
@@ -255,14 +333,39 @@ def stub_worker(stub_broker):
 
 
 @pytest.fixture
-def redis_client():
+def redis_client(redis_backend):
+    """A client on this test's Redis (database 15), emptied around the test: fakeredis
+    on the test's fake server, or the real Redis in a flow test."""
+    import fakeredis
     import redis
 
-    client = redis.Redis.from_url(TEST_REDIS_URL)
+    if redis_backend is None:
+        client = redis.Redis.from_url(TEST_REDIS_URL)
+    else:
+        client = fakeredis.FakeRedis.from_url(TEST_REDIS_URL, server=redis_backend)
     client.flushdb()
     yield client
     client.flushdb()
     client.close()
+
+
+@pytest.fixture
+def new_redis_client(redis_backend):
+    """new_redis_client() -> a client with connections of its own on this test's Redis,
+    as another process would have (fakeredis, or the real one in a flow test)."""
+    import redis
+
+    from models import redis_client
+
+    made = []
+
+    def make():
+        made.append(redis.Redis(connection_pool=redis_client.connection_pool(TEST_REDIS_URL)))
+        return made[-1]
+
+    yield make
+    for client in made:
+        client.close()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import time
 from datetime import timedelta
 
 import pytest
-import redis
 from click.testing import CliRunner
 
 import tasks
@@ -17,7 +16,7 @@ from models.db import write_transaction
 from models.tables import OutboxMessage, User
 from scheduler.runner import tick_once
 from scheduler.schedule import SCHEDULE, Job
-from tests.conftest import TEST_REDIS_URL, drain, take_messages
+from tests.conftest import drain, take_messages
 from tests.factories import make_user
 
 RESET = next(job for job in SCHEDULE if job.name == "batch-monthly-reset")
@@ -28,8 +27,8 @@ def later(minutes, seconds=0):
 
 
 @pytest.fixture
-def scheduler_redis(redis_client):
-    return redis.Redis.from_url(TEST_REDIS_URL)
+def scheduler_redis(redis_client, new_redis_client):
+    return new_redis_client()
 
 
 def spent_user():

@@ -6,12 +6,10 @@ import threading
 from datetime import UTC, datetime
 
 import pytest
-import redis
 
 import tasks  # noqa: F401  (declares the actors the schedule names)
 from scheduler.runner import latest_due_tick, tick_once
 from scheduler.schedule import SCHEDULE, Job
-from tests.conftest import TEST_REDIS_URL
 
 HOURLY = Job("probe-hourly", "17 * * * *", "purge_expired_sessions")
 
@@ -63,13 +61,15 @@ def test_ticks_missed_while_down_are_sent_once_not_each(stub_broker, redis_clien
     assert queued(stub_broker) == 1
 
 
-def test_two_schedulers_at_once_never_send_the_same_tick_twice(stub_broker, redis_client):
+def test_two_schedulers_at_once_never_send_the_same_tick_twice(
+    stub_broker, redis_client, new_redis_client
+):
     tick_once(redis_client, stub_broker, at(10, 0), [HOURLY])
     barrier = threading.Barrier(8)
     results = []
 
     def scheduler():
-        own_connection = redis.Redis.from_url(TEST_REDIS_URL)
+        own_connection = new_redis_client()
         barrier.wait()
         results.append(tick_once(own_connection, stub_broker, at(10, 17, 2), [HOURLY]))
         own_connection.close()

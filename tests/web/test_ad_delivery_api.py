@@ -473,7 +473,7 @@ def test_old_event_ids_are_pruned(ad):
 
 
 def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
-    client, ad, monkeypatch
+    client, ad, monkeypatch, real_redis_attempts
 ):
     from dramatiq.brokers.redis import RedisBroker
 
@@ -489,4 +489,5 @@ def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
     seen = client.post(local(served_ad["impressionUrl"]), headers={"User-Agent": BROWSER})
     assert seen.status_code == 202
     assert AdImpressionDaily.get().impressions == 1
+    assert ("127.0.0.1", 1) in real_redis_attempts  # the sends did go to the dead Redis
     nowhere.close()
