@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import uuid
 
 from models.tables import (
@@ -74,6 +75,16 @@ def sign_in(client, user_or_email, name="テスト") -> dict:
     response = client.post("/auth/dev-login", json={"email": email, "name": name})
     assert response.status_code == 200, response.get_data(as_text=True)
     return response.get_json()
+
+
+def csrf_token(client, site: str = "") -> str:
+    """The CSRF token a page gives the signed-in client (its <meta name="csrf-token">),
+    for the API calls that are not JSON (the image upload); "" when signed out. `client`
+    is a Flask test client, or a requests.Session with the `site` it talks to."""
+    answer = client.get(f"{site}/", **({"timeout": 5} if site else {}))
+    page = answer.text if site else answer.get_data(as_text=True)
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)">', page)
+    return found.group(1) if found else ""
 
 
 def session_count(user) -> int:

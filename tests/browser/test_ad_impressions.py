@@ -67,9 +67,7 @@ def test_one_second_in_view_counts_once_and_a_glance_counts_nothing(
     first = page.locator(f'[data-reservation-id="{seen.id}"]')
     first.scroll_into_view_if_needed()
     page.wait_for_timeout(1600)
-    page.wait_for_function(
-        f"document.querySelector('[data-reservation-id=\"{seen.id}\"]').dataset.impressionSent"
-    )
+    first.and_(page.locator('[data-impression-sent="true"]')).wait_for()
     page.wait_for_timeout(300)  # let the beacon reach the server
 
     second = page.locator(f'[data-reservation-id="{glanced.id}"]')
@@ -112,7 +110,8 @@ def test_each_render_of_the_page_counts_once(page, site, video, stub_broker, stu
     for _ in range(2):
         page.goto(f"{site}/videos/{video}")
         page.locator(card).scroll_into_view_if_needed()
-        page.wait_for_function(f"document.querySelector('{card}').dataset.impressionSent")
+        # A locator, not wait_for_function: the page's CSP forbids evaluating strings.
+        page.locator(f'{card}[data-impression-sent="true"]').wait_for()
         page.wait_for_timeout(300)  # let the beacon reach the server
     # The second render's beacon, sent again by hand, is a replay.
     replay = page.evaluate(

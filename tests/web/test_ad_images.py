@@ -16,7 +16,7 @@ from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
 from models.tables import AdImage
-from tests.factories import make_user, sign_in
+from tests.factories import csrf_token, make_user, sign_in
 
 UPLOAD = "/api/uploads/ad-image"
 LIMIT = 500 * 1024
@@ -61,7 +61,12 @@ def post_parts(client, **parts):
     """A multipart POST encoded up front: the test client would spool a body over 500 KB
     to a temporary file that it never closes."""
     boundary, body = encode_multipart(parts)
-    return client.post(UPLOAD, data=body, content_type=f"multipart/form-data; boundary={boundary}")
+    return client.post(
+        UPLOAD,
+        data=body,
+        content_type=f"multipart/form-data; boundary={boundary}",
+        headers={"X-CSRFToken": csrf_token(client)},
+    )
 
 
 def stored_name(body) -> str:

@@ -208,7 +208,7 @@ def test_an_unpaid_hold_shows_as_awaiting_payment_and_reopens_its_checkout(clien
     assert "支払い待ち" in page and "お支払いへ進む" in page and "審査待ち" not in page
     assert "残り 60 分" in page or "残り 59 分" in page
 
-    resumed = client.post(f"/api/ads/reservations/{rid}/checkout")
+    resumed = client.post(f"/api/ads/reservations/{rid}/checkout", content_type="application/json")
     assert resumed.status_code == 200
     assert resumed.get_json()["checkoutUrl"] == created["checkoutUrl"]
 
@@ -220,13 +220,13 @@ def test_a_paid_or_expired_hold_cannot_be_reopened(client, site):
     AdCheckout.update(expires_at=iso(utcnow() - timedelta(minutes=1))).where(
         AdCheckout.ad_reservation == rid
     ).execute()
-    closed = client.post(f"/api/ads/reservations/{rid}/checkout")
+    closed = client.post(f"/api/ads/reservations/{rid}/checkout", content_type="application/json")
     assert closed.status_code == 409
     assert closed.get_json()["error"]["code"] == "checkout_closed"
     assert client.get(f"/api/ads/reservations/{rid}").get_json()["paymentState"] == "processing"
 
     record_payment(rid, "pi_1")
-    paid = client.post(f"/api/ads/reservations/{rid}/checkout")
+    paid = client.post(f"/api/ads/reservations/{rid}/checkout", content_type="application/json")
     assert paid.status_code == 409
     listed = client.get("/api/ads/reservations").get_json()["reservations"][0]
     assert (listed["paymentState"], listed["checkoutExpiresAt"]) == ("paid", None)
@@ -236,7 +236,10 @@ def test_a_paid_or_expired_hold_cannot_be_reopened(client, site):
 def test_someone_elses_checkout_is_not_found(client, site):
     reservation, _ = buy()
     sign_in(client, make_user())
-    assert client.post(f"/api/ads/reservations/{reservation.id}/checkout").status_code == 404
+    resumed = client.post(
+        f"/api/ads/reservations/{reservation.id}/checkout", content_type="application/json"
+    )
+    assert resumed.status_code == 404
 
 
 # -- 5. the stop notice is kept ---------------------------------------------------------

@@ -17,7 +17,7 @@ def test_unlock_answers_the_contract(client):
     user = make_user(credit_balance=1, bonus_credit=5)
     video = make_video(duration_seconds=1500)  # 3 credits
     sign_in(client, user)
-    response = client.post(f"/api/videos/{video.id}/unlock")
+    response = client.post(f"/api/videos/{video.id}/unlock", content_type="application/json")
     assert response.status_code == 200
     body = response.get_json()
     assert body["videoId"] == video.id
@@ -29,15 +29,18 @@ def test_unlock_answers_the_contract(client):
 def test_unlock_without_credits_is_402_and_changes_nothing(client):
     user = make_user(credit_balance=0, bonus_credit=0)
     sign_in(client, user)
-    response = client.post(f"/api/videos/{make_video().id}/unlock")
+    response = client.post(f"/api/videos/{make_video().id}/unlock", content_type="application/json")
     assert response.status_code == 402
     assert error_code(response) == "insufficient_credits"
 
 
 def test_unlock_of_an_unknown_video_and_anonymously(client):
-    assert client.post(f"/api/videos/{make_video().id}/unlock").status_code == 401
+    anonymous = client.post(
+        f"/api/videos/{make_video().id}/unlock", content_type="application/json"
+    )
+    assert anonymous.status_code == 401
     sign_in(client, make_user())
-    response = client.post("/api/videos/nope/unlock")
+    response = client.post("/api/videos/nope/unlock", content_type="application/json")
     assert (response.status_code, error_code(response)) == (404, "not_found")
 
 
@@ -103,7 +106,7 @@ def test_sign_in_subscribe_on_the_checkout_page_and_see_plan_and_credits(
         ).status_code
         == 200
     )
-    browser.post(f"{site}/api/videos/{make_video().id}/unlock", timeout=5)
+    browser.post(f"{site}/api/videos/{make_video().id}/unlock", json={}, timeout=5)
     assert browser.get(f"{site}/api/me", timeout=5).json()["creditBalance"] == 49
 
     checkout = browser.post(f"{site}/api/billing/checkout", json={"plan": "plus"}, timeout=5)

@@ -52,7 +52,7 @@ def test_video_page_locks_then_shows_subtitles_after_unlock(client, indexed):
 def test_account_page_lists_history_and_favorites(client, indexed):
     sign_in(client, make_user())
     client.get("/search?q=大阪")
-    client.put(f"/api/favorites/{CH}")
+    client.put(f"/api/favorites/{CH}", content_type="application/json")
     page = client.get("/account").get_data(as_text=True)
     assert "大阪</a>" in page
     assert f'data-channel-id="{CH}"' in page
