@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from flask import Flask, g, request
 from flask_login import current_user
+from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
 
 from models.countries import backfill_user_country
@@ -14,6 +16,7 @@ from models.db import db, init_db
 from models.settings import Settings, load_settings, use_settings
 
 csrf = CSRFProtect()
+talisman = Talisman()
 log = logging.getLogger(__name__)
 
 # The largest body any endpoint takes (an ad image is at most 500 KB).
@@ -44,11 +47,17 @@ def create_app(settings: Settings | None = None) -> Flask:
     errors.init_app(app)
     auth.init_app(app)
     api.init_app(app)
+    if settings.app_env == "test":
+        from web.api.operation import check_response
+
+        # Every answer of every test is checked against its declaration.
+        app.after_request(check_response)
     pages.init_app(app)
     admin.init_app(app)
     csrf.init_app(app)
-    # JSON endpoints take only application/json bodies, which a cross-site form
-    # cannot send, and the cookie is SameSite=Lax; HTML forms carry a token.
+    _security_headers(app, settings)
+    # The API checks its state changes itself (web.api.guard_state_changes: same site,
+    # and a JSON call or the X-CSRFToken header); HTML forms carry a token.
     for name, blueprint in app.blueprints.items():
         if name == "api" or name.startswith("api."):
             csrf.exempt(blueprint)
@@ -60,6 +69,61 @@ def create_app(settings: Settings | None = None) -> Flask:
         local_payments.init_app(app, csrf)
     app.before_request(_backfill_country)
     return app
+
+
+# Where pages load from besides this site: video thumbnails from the platform's image
+# host, and the player's privacy-enhanced embed.
+THUMBNAIL_HOSTS = ("https://i.ytimg.com",)
+PLAYER_FRAME_HOSTS = ("https://www.youtube-nocookie.com",)
+
+
+def content_security_policy(public_base_url: str) -> dict[str, str]:
+    """No inline script or style anywhere: scripts are files under /static, and server
+    data reaches them through data- attributes. Ad images, click and impression URLs are
+    absolute on PUBLIC_BASE_URL, which is this site, but it is named too so a
+    development server reached under another host name keeps working."""
+    parts = urlsplit(public_base_url)
+    public = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+    def sources(*extra: str) -> str:
+        return " ".join(dict.fromkeys(("'self'", *extra, public) if public else ("'self'", *extra)))
+
+    return {
+        "default-src": "'self'",
+        "script-src": "'self'",
+        "style-src": "'self'",
+        # data: for swagger-ui's icons on /api/docs.
+        "img-src": sources("data:", *THUMBNAIL_HOSTS),
+        "connect-src": sources(),
+        "frame-src": " ".join(PLAYER_FRAME_HOSTS),
+        "frame-ancestors": "'none'",
+        "object-src": "'none'",
+        "base-uri": "'self'",
+        # Forms post only here; the payment provider's checkout is reached by navigating
+        # to its URL, never by a form. A form post that redirects (the local provider's
+        # Pay button going back to PUBLIC_BASE_URL) is held to this list as well.
+        "form-action": sources(),
+    }
+
+
+def _security_headers(app: Flask, settings: Settings) -> None:
+    talisman.init_app(
+        app,
+        content_security_policy=content_security_policy(settings.public_base_url),
+        frame_options="DENY",
+        referrer_policy="strict-origin-when-cross-origin",
+        x_content_type_options=True,
+        # TLS ends at the proxy in front of gunicorn, which also sends plain HTTP to
+        # HTTPS; redirecting here would loop on a proxy that does not forward the scheme.
+        # HSTS is still sent in production (talisman adds it when the request came over
+        # HTTPS, as X-Forwarded-Proto tells), never in development over plain HTTP.
+        force_https=False,
+        strict_transport_security=settings.is_production,
+        # The cookie flags set above stay as they are: Secure only in production.
+        session_cookie_secure=settings.is_production,
+        session_cookie_http_only=True,
+        session_cookie_samesite="Lax",
+    )
 
 
 def _connection_per_request(app):

@@ -8,7 +8,8 @@ revocation take effect at once.
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlparse
+import unicodedata
+from urllib.parse import urlsplit
 
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.flask_client import OAuth
@@ -30,7 +31,6 @@ from models import users
 from models.errors import Forbidden, SignInFailed
 from models.settings import get_settings
 from models.verifications import VerificationStore
-from web.body import email_field, json_object, required_text
 from web.errors import error_response, wants_json
 
 log = logging.getLogger(__name__)
@@ -76,11 +76,22 @@ def _oidc():
 
 
 def _safe_next(target: str | None) -> str:
-    """Only a path on this site, so the sign-in cannot be used to bounce elsewhere."""
-    if not target:
+    """Only a path on this site, so the sign-in cannot be used to bounce elsewhere.
+
+    Every place that sends a person on to a target they supplied (the sign-in's `next`,
+    kept across the identity provider, and the dev login page's navigation) goes through
+    here. Browsers read a backslash as a slash (`/\\evil.example` is `//evil.example`)
+    and drop tabs and newlines from URLs, so those are refused outright, as is anything
+    that still names a scheme or a host once backslashes are read as slashes.
+    """
+    if not target or not isinstance(target, str):
         return "/"
-    parsed = urlparse(target)
-    if parsed.scheme or parsed.netloc or not target.startswith("/") or target.startswith("//"):
+    if "\\" in target or any(ch.isspace() or unicodedata.category(ch)[0] in "CZ" for ch in target):
+        return "/"
+    if not target.startswith("/") or target.startswith("//"):
+        return "/"
+    parsed = urlsplit(target.replace("\\", "/"))
+    if parsed.scheme or parsed.netloc:
         return "/"
     return target
 
@@ -170,12 +181,13 @@ def logout():
 
 def dev_login():
     """Development and test only (never registered in production): sign in by e-mail."""
-    data = json_object()
-    email = email_field(data)
-    name = data.get("name") if isinstance(data.get("name"), str) else ""
-    if name:
-        name = required_text(data, "name", max_length=100)
-    user = users.dev_sign_in(email, name)
+    from web.api.operation import json_body
+    from web.api.schemas.account import DevLogin
+
+    if not request.is_json:
+        return error_response(415)
+    body = json_body(DevLogin)
+    user = users.dev_sign_in(body.email, body.name)
     start_session(user)
     from web.api.me import me_json
 

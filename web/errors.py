@@ -61,6 +61,8 @@ def _page(status: int, message: str):
 
 
 def handle_domain_error(error: DomainError):
+    if error.fields:
+        log.info("%s %s refused: %s", request.method, request.path, error.fields)
     if wants_json():
         return error_response(error.status, error.code, error.message, error.fields)
     return _page(error.status, error.message)

@@ -8,6 +8,7 @@ Storage is an interface (`ImageStorage`) with one implementation on the local di
 from __future__ import annotations
 
 import io
+import re
 import secrets
 import warnings
 from dataclasses import dataclass
@@ -59,10 +60,16 @@ class LocalImageStorage:
         temporary.replace(self.folder / name)  # never a half-written file under its name
 
     def exists(self, name: str) -> bool:
-        return "/" not in name and (self.folder / name).is_file()
+        # Only a name this storage could have made reaches the file system (a long or
+        # odd one would fail there, not answer "no").
+        return STORED_NAME.fullmatch(name) is not None and (self.folder / name).is_file()
 
     def path(self, name: str) -> Path:
         return self.folder / name
+
+
+# What store_ad_image names a file: 24 random bytes, URL-safe base64, and the format.
+STORED_NAME = re.compile(r"[A-Za-z0-9_-]{32}\.(jpg|png|webp)")
 
 
 def storage() -> ImageStorage:

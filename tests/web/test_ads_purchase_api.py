@@ -11,7 +11,15 @@ from models.ads.months import add_months, month_of
 from models.clock import utcnow
 from models.tables import AdReservation
 from tests.conftest import drain
-from tests.factories import image_bytes, make_admin, make_profile, make_upload, make_user, sign_in
+from tests.factories import (
+    csrf_token,
+    image_bytes,
+    make_admin,
+    make_profile,
+    make_upload,
+    make_user,
+    sign_in,
+)
 
 NEXT = add_months(month_of(utcnow()), 1)
 
@@ -105,12 +113,13 @@ def test_admin_review_endpoints(client, app):
     reservation_id = client.post("/api/ads/reservations", json=body(user)).get_json()[
         "reservation"
     ]["id"]
-    assert client.post(f"/api/admin/ads/reservations/{reservation_id}/approve").status_code == 403
+    approve = f"/api/admin/ads/reservations/{reservation_id}/approve"
+    assert client.post(approve, json={}).status_code == 403
     admin = app.test_client()
     sign_in(admin, make_admin())
-    unpaid = admin.post(f"/api/admin/ads/reservations/{reservation_id}/approve")
+    unpaid = admin.post(approve, json={})
     assert (unpaid.status_code, code(unpaid)) == (409, "not_paid")
-    assert admin.post("/api/admin/ads/reservations/nope/approve").status_code == 404
+    assert admin.post("/api/admin/ads/reservations/nope/approve", json={}).status_code == 404
     no_reason = admin.post(f"/api/admin/ads/reservations/{reservation_id}/stop", json={})
     assert (no_reason.status_code, no_reason.get_json()["error"]["fields"]) == (
         400,
@@ -150,6 +159,7 @@ def test_upload_reserve_pay_approve_and_see_it_on_the_timeline(site, stub_broker
     uploaded = advertiser.post(
         f"{site}/api/uploads/ad-image",
         files={"file": ("banner.png", io.BytesIO(image_bytes(1280, 720)), "image/png")},
+        headers={"X-CSRFToken": csrf_token(advertiser, site)},
         timeout=5,
     )
     assert uploaded.status_code == 201, uploaded.text
@@ -200,7 +210,7 @@ def test_upload_reserve_pay_approve_and_see_it_on_the_timeline(site, stub_broker
         == 200
     )
     approved = administrator.post(
-        f"{site}/api/admin/ads/reservations/{reservation_id}/approve", timeout=5
+        f"{site}/api/admin/ads/reservations/{reservation_id}/approve", json={}, timeout=5
     )
     assert approved.status_code == 200, approved.text
     assert approved.json()["reservation"]["status"] == "active"

@@ -127,24 +127,25 @@ def test_history_entries_can_be_deleted_one_or_all_and_only_ones_own(client, app
     history = client.get("/api/search/history").get_json()["history"]
     other = app.test_client()
     sign_in(other, make_user())
-    assert other.delete(f"/api/search/history/{history[0]['id']}").status_code == 404
-    assert client.delete(f"/api/search/history/{history[0]['id']}").status_code == 204
+    first = f"/api/search/history/{history[0]['id']}"
+    assert other.delete(first, content_type="application/json").status_code == 404
+    assert client.delete(first, content_type="application/json").status_code == 204
     assert len(client.get("/api/search/history").get_json()["history"]) == 1
-    assert client.delete("/api/search/history").status_code == 204
+    assert client.delete("/api/search/history", content_type="application/json").status_code == 204
     assert client.get("/api/search/history").get_json() == {"history": []}
     assert client.get("/api/search/history").status_code == 200
 
 
 def test_favorites_are_idempotent(client, indexed):
     sign_in(client, make_user())
-    assert client.put(f"/api/favorites/{CH}").status_code == 204
-    assert client.put(f"/api/favorites/{CH}").status_code == 204
+    assert client.put(f"/api/favorites/{CH}", content_type="application/json").status_code == 204
+    assert client.put(f"/api/favorites/{CH}", content_type="application/json").status_code == 204
     favorites = client.get("/api/favorites").get_json()["favorites"]
     assert [(f["channelId"], f["title"]) for f in favorites] == [(CH, "API チャンネル")]
-    assert client.delete(f"/api/favorites/{CH}").status_code == 204
-    assert client.delete(f"/api/favorites/{CH}").status_code == 204
+    assert client.delete(f"/api/favorites/{CH}", content_type="application/json").status_code == 204
+    assert client.delete(f"/api/favorites/{CH}", content_type="application/json").status_code == 204
     assert client.get("/api/favorites").get_json() == {"favorites": []}
-    assert client.put("/api/favorites/UCnope").status_code == 404
+    assert client.put("/api/favorites/UCnope", content_type="application/json").status_code == 404
 
 
 def test_favorites_and_history_need_sign_in(client):

@@ -22,12 +22,12 @@ def index():
 
 @bp.get("/ads")
 def ads():
-    from flask import request
-
     from models.ads import SLOT_IDS
     from models.ads import admin as ads_admin
+    from web.api.operation import parse_query
+    from web.api.schemas.ads import AdminListParams
 
-    filters = {k: request.args.get(k) or None for k in ("status", "slot", "country")}
+    filters = parse_query(AdminListParams, known_only=True).model_dump()
     return render_template(
         "admin/ads.html",
         reservations=ads_admin.list_reservations(**filters),
@@ -40,14 +40,15 @@ def ads():
 
 @bp.get("/ads/report")
 def ads_report():
-    from flask import request
-
     from models.ads import reports
     from models.errors import ValidationError
+    from web.api.operation import parse_query
+    from web.api.schemas.ads import ReportParams
     from web.charts import daily_lines
 
     try:
-        start, end = reports.parse_range(request.args.get("startDate"), request.args.get("endDate"))
+        query = parse_query(ReportParams, known_only=True)
+        start, end = reports.parse_range(query.start_date, query.end_date)
     except ValidationError as error:
         return render_template(
             "error.html", status=400, message="; ".join(error.fields.values())

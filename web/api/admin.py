@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify
 
-from models.errors import ValidationError
+from web.api.operation import ADMIN, operation
+from web.api.schemas import system
 from web.auth import require_admin_api
-from web.body import json_object
 
 bp = Blueprint("api_admin", __name__, url_prefix="/admin")
 bp.before_request(require_admin_api)
@@ -22,6 +22,7 @@ def _redis_broker():
 
 
 @bp.get("/queue")
+@operation(auth=ADMIN, responses={200: system.QueueStatus})
 def queue_status():
     """The queues, their dead letters and the outbox, as `subsearch queue status` shows."""
     from models import outbox
@@ -37,23 +38,24 @@ def queue_status():
 
 
 @bp.post("/queue/requeue")
-def queue_requeue():
+@operation(
+    auth=ADMIN,
+    body=system.Requeue,
+    body_required=False,
+    responses={200: system.Requeued},
+    errors=(503,),
+)
+def queue_requeue(body):
     """Send dead letters again: body `{queue?, actor?}` narrows which."""
     from workers import deadletters
 
-    data = json_object() if request.content_length else {}
-    picks = {}
-    for field in ("queue", "actor"):
-        value = data.get(field)
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise ValidationError(fields={field: "must be a non-empty string"})
-        picks[field] = value
     broker = _redis_broker()
-    sent = deadletters.requeue(broker, **picks) if broker else []
+    sent = deadletters.requeue(broker, queue=body.queue, actor=body.actor) if broker else []
     return jsonify(requeued=len(sent))
 
 
 @bp.get("/counters")
+@operation(auth=ADMIN, responses={200: system.Counters})
 def operational_counters():
     """Outcome counts of the webhooks, for operators."""
     from models import counters

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from flask import jsonify, request
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from models.ads import SLOT_IDS, slot_names
 from models.ads.images import store_ad_image
 from models.ads.inventory import fetch_ad_price, get_occupied_positions, next_position
-from models.ads.months import add_months, is_month
+from models.ads.months import add_months
 from models.ads.profiles import create_profile, list_profiles, profile_json, update_profile
 from models.ads.reservations import reservation_json, reserve
-from models.countries import usable_country
 from models.errors import NotFound, ValidationError
 from web.api import accepts_any_body, bp
-from web.body import json_object
+from web.api.operation import MEMBER, MULTIPART, operation
+from web.api.schemas import ads
 
 
 @bp.get("/ads/slots")
+@operation("The ad slots and their positions", responses={200: ads.Slots})
 def ad_slots():
     names = slot_names()
     return jsonify(
@@ -34,25 +35,45 @@ def ad_slots():
 
 
 @bp.get("/ads/profiles")
-@login_required
+@operation("Own advertiser profiles", auth=MEMBER, responses={200: ads.Profiles})
 def ad_profiles():
     return jsonify(profiles=[profile_json(p) for p in list_profiles(current_user.id)])
 
 
 @bp.post("/ads/profiles")
-@login_required
-def create_ad_profile():
-    return jsonify(profile_json(create_profile(current_user.id, json_object()))), 201
+@operation(
+    "Add an advertiser profile", auth=MEMBER, body=ads.ProfileBody, responses={201: ads.Profile}
+)
+def create_ad_profile(body):
+    return jsonify(profile_json(create_profile(current_user.id, _camel(body)))), 201
 
 
 @bp.patch("/ads/profiles/<profile_id>")
-@login_required
-def edit_ad_profile(profile_id):
-    return jsonify(profile_json(update_profile(current_user.id, profile_id, json_object())))
+@operation(
+    "Change an own advertiser profile",
+    auth=MEMBER,
+    path=ads.ProfilePath,
+    body=ads.ProfilePatch,
+    responses={200: ads.Profile},
+)
+def edit_ad_profile(path, body):
+    changed = update_profile(current_user.id, path.profile_id, _camel(body))
+    return jsonify(profile_json(changed))
+
+
+def _camel(body) -> dict:
+    """The fields the caller sent, by their API names, for the domain's own checks."""
+    return body.model_dump(by_alias=True, exclude_unset=True)
 
 
 @bp.post("/uploads/ad-image")
-@login_required
+@operation(
+    "Upload an ad image (multipart part `file`, at most 500 KB)",
+    auth=MEMBER,
+    body_kind=MULTIPART,
+    responses={201: ads.UploadedImage},
+    errors=(413,),
+)
 def upload_ad_image():
     upload = request.files.get("file")
     if upload is None:
@@ -71,22 +92,20 @@ def upload_ad_image():
 accepts_any_body("api.upload_ad_image")
 
 
-def _country() -> str:
-    raw = request.args.get("country")
-    code = usable_country(raw)
-    if code is None:
-        raise ValidationError(fields={"country": "an ISO 3166-1 alpha-2 country code"})
-    return code
-
-
 def _price_json(price) -> dict:
     return {"currency": price.currency, "unitAmount": price.unit_amount, "priceId": price.id}
 
 
 @bp.get("/ads/pricing")
-@login_required
-def ad_pricing():
-    country = _country()
+@operation(
+    "A country's monthly price of one ad position",
+    auth=MEMBER,
+    query=ads.PricingParams,
+    responses={200: ads.Pricing},
+    errors=(404, 502, 503),
+)
+def ad_pricing(query):
+    country = query.country
     price = fetch_ad_price(country)
     if price is None:
         raise NotFound(f"Direct ads are not sold in {country}.")
@@ -94,33 +113,24 @@ def ad_pricing():
 
 
 @bp.get("/ads/inventory")
-@login_required
-def ad_inventory():
-    args = request.args
-    errors = {}
-    slot = args.get("slot")
-    if slot not in SLOT_IDS:
-        errors["slot"] = f"one of {', '.join(SLOT_IDS)}"
-    country = usable_country(args.get("country"))
-    if country is None:
-        errors["country"] = "an ISO 3166-1 alpha-2 country code"
-    month = args.get("month")
-    if not is_month(month):
-        errors["month"] = "a month as YYYY-MM"
-    raw_months = args.get("months", "1")
-    months = int(raw_months) if raw_months.isdigit() else 0
-    if not 1 <= months <= 12:
-        errors["months"] = "a whole number from 1 to 12"
-    if errors:
-        raise ValidationError(fields=errors)
-    occupied = get_occupied_positions(slot, country, month, add_months(month, months - 1))
+@operation(
+    "Which positions of a slot are taken over some months, and the price",
+    auth=MEMBER,
+    query=ads.InventoryParams,
+    responses={200: ads.Inventory},
+    errors=(502, 503),
+)
+def ad_inventory(query):
+    country = query.country
+    end = add_months(query.month, query.months - 1)
+    occupied = get_occupied_positions(query.slot, country, query.month, end)
     position = next_position(occupied)
     price = fetch_ad_price(country)
     return jsonify(
-        slot=slot,
+        slot=query.slot,
         country=country,
-        month=month,
-        months=months,
+        month=query.month,
+        months=query.months,
         occupiedPositions=occupied,
         nextPosition=position,
         full=position is None,
@@ -129,7 +139,13 @@ def ad_inventory():
 
 
 @bp.post("/ads/reservations")
-@login_required
-def create_reservation():
-    reservation, checkout_url = reserve(current_user.id, json_object())
+@operation(
+    "Reserve an ad position and open its checkout",
+    auth=MEMBER,
+    body=ads.ReservationBody,
+    responses={201: ads.ReservationCreated},
+    errors=(409, 502, 503),
+)
+def create_reservation(body):
+    reservation, checkout_url = reserve(current_user.id, _camel(body))
     return jsonify(reservation=reservation_json(reservation), checkoutUrl=checkout_url), 201

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 from flask import jsonify
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from models.billing import start_subscription_checkout
 from models.credits import unlock_video
-from models.errors import ValidationError
 from models.referrals import claim_referral, referral_summary
 from models.settings import get_settings
 from web.api import bp
-from web.body import json_object
+from web.api.operation import MEMBER, operation
+from web.api.schemas import account
 
 
 @bp.post("/videos/<video_id>/unlock")
-@login_required
-def unlock(video_id):
-    unlocked = unlock_video(current_user.id, video_id)
+@operation(
+    "Unlock a video's full subtitles with credits",
+    auth=MEMBER,
+    path=account.VideoPath,
+    responses={200: account.Unlocked},
+    errors=(402, 409),
+)
+def unlock(path):
+    unlocked = unlock_video(current_user.id, path.video_id)
     return jsonify(
         videoId=unlocked.video_id,
         credits=unlocked.credits,
@@ -28,25 +34,31 @@ def unlock(video_id):
 
 
 @bp.post("/billing/checkout")
-@login_required
-def billing_checkout():
-    plan = json_object().get("plan")
-    if not isinstance(plan, str):
-        raise ValidationError(fields={"plan": "must be plus or pro"})
-    url = start_subscription_checkout(current_user.id, plan, get_settings().public_base_url)
+@operation(
+    "Start a plan subscription checkout",
+    auth=MEMBER,
+    body=account.PlanCheckout,
+    responses={200: account.CheckoutUrl},
+    errors=(409, 502, 503),
+)
+def billing_checkout(body):
+    url = start_subscription_checkout(current_user.id, body.plan, get_settings().public_base_url)
     return jsonify(checkoutUrl=url)
 
 
 @bp.get("/referrals")
-@login_required
+@operation("Own referral code and count", auth=MEMBER, responses={200: account.ReferralSummary})
 def referrals():
     return jsonify(referral_summary(current_user))
 
 
 @bp.post("/referrals/claim")
-@login_required
-def claim():
-    code = json_object().get("code")
-    if not isinstance(code, str) or not code.strip() or len(code) > 64:
-        raise ValidationError(fields={"code": "required"})
-    return jsonify(referredBy=claim_referral(current_user.id, code.strip()))
+@operation(
+    "Claim a friend's referral code",
+    auth=MEMBER,
+    body=account.ReferralClaim,
+    responses={200: account.ReferralClaimed},
+    errors=(404, 409),
+)
+def claim(body):
+    return jsonify(referredBy=claim_referral(current_user.id, body.code))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from flask import jsonify
-from flask_login import current_user, login_required
+from flask_login import current_user
 
 from models.plans import plan_of, referral_count
 from web.api import bp
+from web.api.operation import MEMBER, operation
+from web.api.schemas.account import Me
 
 
 def me_json(user) -> dict:
@@ -25,6 +27,6 @@ def me_json(user) -> dict:
 
 
 @bp.get("/me")
-@login_required
+@operation("The signed-in user's account", auth=MEMBER, responses={200: Me})
 def me():
     return jsonify(me_json(current_user))

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import re
-
-from flask import jsonify, request
-from flask_login import current_user, login_required
+from flask import jsonify
+from flask_login import current_user
 
 from models import library
 from models.credits import calculate_credit_cost, has_access
-from models.errors import DomainError, NotFound, ValidationError
-from models.search import (
-    DEFAULT_SEMANTIC_RATIO,
-    SORTS,
-    TARGETS,
-    SearchQuery,
-    get_engine,
-)
+from models.errors import DomainError, NotFound
+from models.search import get_engine
 from models.tables import Channel, Video
 from web.api import bp
-
-ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-MAX_CHANNELS = 50
+from web.api.operation import MEMBER, operation
+from web.api.schemas import catalog
+from web.api.schemas.account import VideoPath
 
 
 class Locked(DomainError):
@@ -30,71 +22,20 @@ class Locked(DomainError):
     message = "Unlock this video to read its full subtitles."
 
 
-def _int(name, default, low, high):
-    raw = request.args.get(name)
-    if raw is None or raw == "":
-        return default
-    if not re.fullmatch(r"\d{1,7}", raw) or not low <= int(raw) <= high:
-        raise ValidationError(fields={name: f"a whole number from {low} to {high}"})
-    return int(raw)
-
-
-def parse_search_query() -> SearchQuery:
-    """The query string as a SearchQuery, with channels and targets normalised (sorted,
-    unique) so one search condition is one history row."""
-    args = request.args
-    problems = {}
-    q = (args.get("q") or "").strip()
-    if not 1 <= len(q) <= 200:
-        problems["q"] = "from 1 to 200 characters"
-    channels = sorted({c.strip() for c in (args.get("channels") or "").split(",") if c.strip()})
-    if any(not ID.match(c) for c in channels) or len(channels) > MAX_CHANNELS:
-        problems["channels"] = f"up to {MAX_CHANNELS} comma-separated channel ids"
-    raw_targets = {t.strip() for t in (args.get("target") or "").split(",") if t.strip()}
-    if raw_targets - set(TARGETS):
-        problems["target"] = f"a comma-separated subset of {', '.join(TARGETS)}"
-    targets = tuple(sorted(raw_targets)) if raw_targets else TARGETS
-    sort = args.get("sort") or "relevance"
-    if sort not in SORTS:
-        problems["sort"] = f"one of {', '.join(SORTS)}"
-    semantic = args.get("semantic") or "0"
-    if semantic not in ("0", "1"):
-        problems["semantic"] = "0 or 1"
-    sr = DEFAULT_SEMANTIC_RATIO
-    if args.get("sr") not in (None, ""):
-        try:
-            sr = float(args["sr"])
-            if not 0 <= sr <= 1:
-                raise ValueError
-        except ValueError:
-            problems["sr"] = "a number from 0 to 1"
-    try:
-        page = _int("page", 1, 1, 1000)
-        per_page = _int("perPage", 20, 1, 100)
-    except ValidationError as error:
-        problems.update(error.fields)
-    if problems:
-        raise ValidationError(fields=problems)
-    return SearchQuery(
-        q=q,
-        channels=tuple(channels),
-        targets=targets,
-        sort=sort,
-        page=page,
-        per_page=per_page,
-        semantic=semantic == "1",
-        sr=round(sr, 4),
-    )
-
-
 def watch_url(video_id: str, start: float | None) -> str:
     url = f"https://www.youtube.com/watch?v={video_id}"
     return f"{url}&t={int(start)}s" if start else url
 
 
 @bp.get("/search")
-def search():
-    query = parse_search_query()
+@operation(
+    "Search what was said in videos",
+    query=catalog.SearchParams,
+    responses={200: catalog.SearchResults},
+    errors=(503,),
+)
+def search(query):
+    query = query.search_query()
     results = get_engine().search(query)
     if current_user.is_authenticated:
         library.record_search(current_user.id, query)
@@ -141,20 +82,25 @@ def _history_json(entry) -> dict:
 
 
 @bp.get("/search/history")
-@login_required
+@operation("Own search history, newest first", auth=MEMBER, responses={200: catalog.History})
 def search_history():
     return jsonify(history=[_history_json(e) for e in library.history(current_user.id)])
 
 
 @bp.delete("/search/history/<int:entry_id>")
-@login_required
-def delete_search_history_entry(entry_id):
-    library.delete_history_entry(current_user.id, entry_id)
+@operation(
+    "Delete one history entry",
+    auth=MEMBER,
+    path=catalog.HistoryEntryPath,
+    responses={204: None},
+)
+def delete_search_history_entry(path):
+    library.delete_history_entry(current_user.id, path.entry_id)
     return "", 204
 
 
 @bp.delete("/search/history")
-@login_required
+@operation("Clear own search history", auth=MEMBER, responses={204: None})
 def clear_search_history():
     library.clear_history(current_user.id)
     return "", 204
@@ -174,7 +120,7 @@ def channel_json(channel) -> dict:
 
 
 @bp.get("/favorites")
-@login_required
+@operation("Own favorite channels", auth=MEMBER, responses={200: catalog.Favorites})
 def favorites():
     return jsonify(
         favorites=[
@@ -185,22 +131,35 @@ def favorites():
 
 
 @bp.put("/favorites/<channel_id>")
-@login_required
-def add_favorite(channel_id):
-    library.add_favorite(current_user.id, channel_id)
+@operation(
+    "Add a favorite channel (idempotent)",
+    auth=MEMBER,
+    path=catalog.ChannelPath,
+    responses={204: None},
+)
+def add_favorite(path):
+    library.add_favorite(current_user.id, path.channel_id)
     return "", 204
 
 
 @bp.delete("/favorites/<channel_id>")
-@login_required
-def remove_favorite(channel_id):
-    library.remove_favorite(current_user.id, channel_id)
+@operation(
+    "Remove a favorite channel",
+    auth=MEMBER,
+    path=catalog.ChannelPath,
+    responses={204: None},
+)
+def remove_favorite(path):
+    library.remove_favorite(current_user.id, path.channel_id)
     return "", 204
 
 
 @bp.get("/channels/<channel_id>")
-def channel(channel_id):
-    found = Channel.get_or_none(Channel.id == channel_id)
+@operation(
+    "A channel's public metadata", path=catalog.ChannelPath, responses={200: catalog.Channel}
+)
+def channel(path):
+    found = Channel.get_or_none(Channel.id == path.channel_id)
     if found is None:
         raise NotFound("No channel has this id.")
     return jsonify(channel_json(found))
@@ -225,16 +184,24 @@ def video_json(video) -> dict:
 
 
 @bp.get("/videos/<video_id>")
-def video(video_id):
-    found = Video.get_or_none(Video.id == video_id)
+@operation("A video's public metadata", path=VideoPath, responses={200: catalog.Video})
+def video(path):
+    found = Video.get_or_none(Video.id == path.video_id)
     if found is None:
         raise NotFound("No video has this id.")
     return jsonify(video_json(found))
 
 
 @bp.get("/videos/<video_id>/subtitles")
-@login_required
-def subtitles(video_id):
+@operation(
+    "The full subtitles of an unlocked video",
+    auth=MEMBER,
+    path=VideoPath,
+    responses={200: catalog.Subtitles},
+    errors=(403, 503),
+)
+def subtitles(path):
+    video_id = path.video_id
     if not Video.select().where(Video.id == video_id).exists():
         raise NotFound("No video has this id.")
     if not has_access(current_user, video_id):

@@ -6,12 +6,18 @@ import redis
 from flask import jsonify
 from peewee import PeeweeException
 
+from models import redis_client
 from models.db import db
-from models.settings import get_settings
 from web.api import bp
+from web.api.operation import operation
+from web.api.schemas import system
 
 
 @bp.get("/health")
+@operation(
+    "Whether the database and the queue answer",
+    responses={200: system.Health, 503: system.Health},
+)
 def health():
     checks = {}
     try:
@@ -20,7 +26,7 @@ def health():
     except PeeweeException:
         checks["database"] = "unavailable"
     try:
-        redis.Redis.from_url(get_settings().redis_url, socket_connect_timeout=1).ping()
+        redis_client.ping()
         checks["queue"] = "ok"
     except redis.RedisError:
         checks["queue"] = "unavailable"

@@ -11,6 +11,9 @@ from models import billing, counters, outbox
 from models.ad_checkout import apply_ad_checkout_event
 from models.payments import WebhookSignatureInvalid, get_provider, webhooks
 from web.api import accepts_any_body, bp
+from web.api.operation import SIGNED, operation
+from web.api.schemas.common import ErrorBody
+from web.api.schemas.system import ProviderEvent, Received
 from web.errors import error_response
 
 log = logging.getLogger(__name__)
@@ -23,6 +26,13 @@ def _verified_event() -> dict:
 
 
 @bp.post("/webhooks/payment/ad-checkout")
+@operation(
+    "The payment provider's ad checkout events",
+    body=ProviderEvent,
+    body_kind=SIGNED,
+    responses={200: Received, 500: ErrorBody},
+    tags=("webhooks",),
+)
 def ad_checkout_webhook():
     """200 when there is nothing (more) to do, bad signatures and unusable events
     included, so the provider stops sending (spec); 500 when a verified event could not
@@ -48,6 +58,13 @@ def ad_checkout_webhook():
 
 
 @bp.post("/auth/payment/webhook")
+@operation(
+    "The payment provider's subscription events",
+    body=ProviderEvent,
+    body_kind=SIGNED,
+    responses={200: Received},
+    tags=("webhooks",),
+)
 def subscription_webhook():
     """Store the verified event (the outbox), then hand it to the worker. A queue that
     cannot take it now loses nothing: the stored event is sent again until applied."""

@@ -34,12 +34,13 @@ def index():
 
 @bp.get("/search")
 def search():
-    from web.api.search import parse_search_query
+    from web.api.operation import parse_query
+    from web.api.schemas.catalog import SearchParams
 
     if not (request.args.get("q") or "").strip():
         return redirect("/")
     try:
-        query = parse_search_query()
+        query = parse_query(SearchParams, known_only=True).search_query()
     except ValidationError as error:
         return render_template("error.html", status=400, message=error.message), 400
     results = get_engine().search(query)
@@ -70,6 +71,10 @@ def search():
 
 @bp.get("/videos/<video_id>")
 def video(video_id):
+    from web.api.operation import parse_path
+    from web.api.schemas.account import VideoPath
+
+    video_id = parse_path(VideoPath, {"video_id": video_id}).video_id
     found = Video.get_or_none(Video.id == video_id)
     if found is None or found.subtitle_status == "deleted":
         abort(404)
@@ -138,8 +143,11 @@ def own_ads():
 @login_required
 def own_ad(reservation_id):
     from models.ads.reports import advertiser_reservation
+    from web.api.operation import parse_path
+    from web.api.schemas.ads import ReservationPath
     from web.charts import daily_lines
 
+    reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
     report = advertiser_reservation(current_user.id, reservation_id)
     return render_template(
         "ads/detail.html",

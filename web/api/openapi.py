@@ -1,0 +1,213 @@
+"""The OpenAPI 3.1 document, generated from the routes and their declarations
+(web/api/operation.py), and a human view of it: GET /api/openapi.json, GET /api/docs."""
+
+from __future__ import annotations
+
+import re
+
+from flask import current_app, jsonify, render_template
+from pydantic.json_schema import models_json_schema
+
+from models.payments import webhooks
+from web.api import bp
+from web.api.operation import ADMIN, JSON, MEMBER, MULTIPART, NO_BODY, SIGNED, operation
+from web.api.schemas.common import ErrorBody
+
+REF = "#/components/schemas/{model}"
+SESSION_COOKIE = "subsearch_session"
+_VARIABLE = re.compile(r"<(?:[a-z]+:)?([a-z_]+)>")
+
+DESCRIPTIONS = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted: counted",
+    204: "Done; no body",
+    302: "Redirect",
+    400: "The request is not valid (`invalid_request`, with `fields` per field path)",
+    401: "Not signed in (`unauthenticated`)",
+    402: "Not enough credits",
+    403: "Not allowed: not an administrator, a locked video, or a cross-site or "
+    "non-JSON write with the session cookie (`forbidden`)",
+    404: "No such resource (`not_found`); an id of the wrong shape is one",
+    409: "Conflicts with the current state",
+    413: "The body is too large",
+    415: "The body is not `application/json`",
+    500: "The event could not be applied; the provider sends it again",
+    502: "The payment provider refused the request",
+    503: "A part the call needs (payment provider, search engine, queue) is not answering",
+}
+
+
+def _operations(app):
+    """(OpenAPI path, method, endpoint, declaration) of every /api route."""
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if not rule.rule.startswith("/api/"):
+            continue
+        view = app.view_functions[rule.endpoint]
+        path = _VARIABLE.sub(r"{\1}", rule.rule)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            yield path, method.lower(), rule.endpoint, getattr(view, "operation", None)
+
+
+def undeclared(app) -> list[str]:
+    """Routes under /api without a declaration (a test keeps this empty)."""
+    return [f"{m.upper()} {p}" for p, m, _e, spec in _operations(app) if spec is None]
+
+
+def build_document(app) -> dict:
+    specs = [(p, m, e, s) for p, m, e, s in _operations(app) if s is not None]
+    models = {ErrorBody}
+    for *_rest, spec in specs:
+        models.update(
+            model for model in (spec.body, *spec.responses.values()) if isinstance(model, type)
+        )
+    _keys, schemas = models_json_schema(
+        [(model, "validation") for model in sorted(models, key=lambda m: m.__name__)],
+        ref_template=REF,
+    )
+    paths: dict[str, dict] = {}
+    for path, method, endpoint, spec in specs:
+        paths.setdefault(path, {})[method] = _operation(path, method, endpoint, spec)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "subsearch API",
+            "version": "1",
+            "description": (
+                "Subtitle search, credits and unlocks, plans, referrals and direct ads. "
+                'Errors are always `{"error": {"code", "message", "fields"?}}`. '
+                "Signed-in calls use the session cookie; a state-changing call with it "
+                "must be `application/json` (even with no body) or carry `X-CSRFToken`, "
+                "and is refused when it comes from another site."
+            ),
+        },
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas.get("$defs", {}),
+            "securitySchemes": {
+                "session": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": SESSION_COOKIE,
+                    "description": "The session cookie set by signing in (/login).",
+                }
+            },
+        },
+    }
+
+
+def _operation(path: str, method: str, endpoint: str, spec) -> dict:
+    doc: dict = {
+        "operationId": endpoint.rsplit(".", 1)[-1],
+        "summary": spec.summary,
+        "tags": list(spec.tags) or [_tag(path)],
+        "parameters": _parameters(spec),
+        "responses": _responses(method, spec),
+    }
+    if spec.auth in (MEMBER, ADMIN):
+        doc["security"] = [{"session": []}]
+        if spec.auth == ADMIN:
+            doc["x-role"] = "admin"
+            doc["description"] = "Administrators only: members get 403."
+    else:
+        doc["security"] = []
+    body = _request_body(spec)
+    if body:
+        doc["requestBody"] = body
+    if not doc["parameters"]:
+        del doc["parameters"]
+    return doc
+
+
+def _tag(path: str) -> str:
+    parts = path.split("/")
+    return "admin" if parts[2] == "admin" else parts[2]
+
+
+def _parameters(spec) -> list[dict]:
+    parameters = []
+    for where, model in (("path", spec.path), ("query", spec.query)):
+        if model is None:
+            continue
+        schema = model.model_json_schema(ref_template=REF)
+        required = set(schema.get("required", []))
+        for name, prop in schema.get("properties", {}).items():
+            prop = {k: v for k, v in prop.items() if k != "title"}
+            parameter = {"name": name, "in": where, "required": where == "path" or name in required}
+            if "description" in prop:
+                parameter["description"] = prop.pop("description")
+            parameter["schema"] = prop
+            parameters.append(parameter)
+    if spec.body_kind == SIGNED:
+        parameters.append(
+            {
+                "name": webhooks.SIGNATURE_HEADER,
+                "in": "header",
+                "required": True,
+                "description": "The provider's signature of the raw body "
+                "(`t=<unix time>,v1=<HMAC-SHA256 hex>`), checked against every "
+                "configured webhook secret",
+                "schema": {"type": "string"},
+            }
+        )
+    return parameters
+
+
+def _request_body(spec) -> dict | None:
+    if spec.body_kind == NO_BODY:
+        return None
+    if spec.body_kind == MULTIPART:
+        schema = {
+            "type": "object",
+            "required": ["file"],
+            "properties": {"file": {"type": "string", "contentMediaType": "image/*"}},
+        }
+        return {"required": True, "content": {"multipart/form-data": {"schema": schema}}}
+    if spec.body is None:
+        return None
+    ref = {"$ref": REF.format(model=spec.body.__name__)}
+    required = spec.body_required if spec.body_kind == JSON else True
+    return {"required": required, "content": {"application/json": {"schema": ref}}}
+
+
+def _responses(method: str, spec) -> dict:
+    responses = {}
+    for status, model in spec.responses.items():
+        answer = {"description": DESCRIPTIONS.get(status, "")}
+        if isinstance(model, str):  # a media type whose body is not ours to describe
+            free = {"type": "object"} if model.endswith("json") else {"type": "string"}
+            answer["content"] = {model: {"schema": free}}
+        elif model is not None:
+            answer["content"] = {
+                "application/json": {"schema": {"$ref": REF.format(model=model.__name__)}}
+            }
+        if status == 302:
+            answer["headers"] = {
+                "Location": {"schema": {"type": "string"}, "description": "Where to go"}
+            }
+        responses[str(status)] = answer
+    error = {"application/json": {"schema": {"$ref": REF.format(model="ErrorBody")}}}
+    for status in spec.error_statuses(method.upper()):
+        if str(status) not in responses:
+            responses[str(status)] = {"description": DESCRIPTIONS[status], "content": error}
+    return responses
+
+
+def document(app) -> dict:
+    """Built once per app: the routes do not change while it runs."""
+    if "subsearch_openapi" not in app.extensions:
+        app.extensions["subsearch_openapi"] = build_document(app)
+    return app.extensions["subsearch_openapi"]
+
+
+@bp.get("/openapi.json")
+@operation("This document (OpenAPI 3.1)", responses={200: "application/json"})
+def openapi_document():
+    return jsonify(document(current_app._get_current_object()))
+
+
+@bp.get("/docs")
+@operation("A readable view of this document", responses={200: "text/html"})
+def api_docs():
+    return render_template("api_docs.html")

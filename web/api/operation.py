@@ -1,0 +1,200 @@
+"""One declaration per API call: who may call it, its path, query and body models, and
+its answers. The declaration validates the request before the view runs (views get
+parsed models, never raw input), feeds the OpenAPI document, and in development and
+tests checks every answer against the declared model.
+
+    @bp.post("/videos/<video_id>/unlock")
+    @operation(auth=MEMBER, path=VideoPath, responses={200: Unlocked}, errors=(409,))
+    def unlock(path): ...
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from flask import current_app, request
+from flask_login import current_user
+from pydantic import BaseModel
+from pydantic import ValidationError as SchemaError
+
+from models.errors import DomainError, Forbidden, NotFound, ValidationError
+from web.api.schemas.common import ErrorBody
+
+PUBLIC, MEMBER, ADMIN = "public", "member", "admin"
+JSON, MULTIPART, SIGNED, NO_BODY = "json", "multipart", "signed", "none"
+
+# A JSON body larger than this is refused with 413 (uploads have their own limit).
+MAX_JSON_BYTES = 64 * 1024
+
+
+class Unauthenticated(DomainError):
+    code = "unauthenticated"
+    status = 401
+    message = "Sign in to continue."
+
+
+class PayloadTooLarge(DomainError):
+    code = "payload_too_large"
+    status = 413
+    message = f"A JSON body may be at most {MAX_JSON_BYTES // 1024} KB."
+
+
+class ResponseMismatch(AssertionError):
+    """An answer that its declaration does not describe: a bug, found in tests."""
+
+
+@dataclass(frozen=True)
+class Operation:
+    summary: str
+    auth: str = PUBLIC
+    path: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    body: type[BaseModel] | None = None
+    body_kind: str = JSON
+    body_required: bool = True
+    # status -> the body's model; None for no body; a media type for a body not ours
+    responses: dict[int, type[BaseModel] | str | None] = field(default_factory=dict)
+    errors: tuple[int, ...] = ()
+    redirect: bool = False
+    tags: tuple[str, ...] = ()
+
+    def error_statuses(self, method: str) -> list[int]:
+        """Every error this call can answer, for the document."""
+        statuses = {400, *self.errors}
+        if self.auth != PUBLIC:
+            statuses.add(401)
+        if self.auth == ADMIN or (self.auth == MEMBER and method != "GET"):
+            statuses.add(403)  # not an administrator; a cross-site or non-JSON write
+        if self.path is not None:
+            statuses.add(404)
+        if method != "GET" and self.body_kind == JSON:
+            statuses.add(415)  # a body that is not application/json
+        if self.body is not None and self.body_kind == JSON:
+            statuses.add(413)
+        return sorted(statuses)
+
+
+def operation(summary: str = "", **declared) -> Callable:
+    def decorate(view):
+        spec = Operation(summary=summary or _first_line(view.__doc__), **declared)
+
+        @functools.wraps(view)
+        def run(**path_values):
+            _check_auth(spec.auth)
+            kwargs = {}
+            if spec.path is not None:
+                kwargs["path"] = parse_path(spec.path, path_values)
+            if spec.query is not None:
+                kwargs["query"] = parse_query(spec.query)
+            if spec.body is not None and spec.body_kind == JSON:
+                kwargs["body"] = json_body(spec.body, required=spec.body_required)
+            return view(**kwargs)
+
+        run.operation = spec
+        return run
+
+    return decorate
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().split("\n")[0].rstrip(".")
+
+
+def _check_auth(auth: str) -> None:
+    if auth == PUBLIC:
+        return
+    if not current_user.is_authenticated:
+        raise Unauthenticated()
+    if auth == ADMIN and not current_user.is_admin:
+        raise Forbidden("Administrators only.")
+
+
+def parse_path(model: type[BaseModel], values: dict):
+    """A path variable of the wrong shape names nothing: 404, before any query."""
+    try:
+        return model.model_validate(values)
+    except SchemaError:
+        raise NotFound() from None
+
+
+def parse_query(model: type[BaseModel], *, known_only: bool = False):
+    """The first value of each query parameter, through the model. `known_only` leaves
+    out parameters the model does not name (a page's address may carry others)."""
+    names = {f.alias or name for name, f in model.model_fields.items()}
+    values = {key: request.args.get(key) for key in request.args if not known_only or key in names}
+    try:
+        return model.model_validate(values)
+    except SchemaError as error:
+        raise _validation_error(error, "query") from None
+
+
+def json_body(model: type[BaseModel], *, required: bool = True):
+    """The request's JSON body through `model`: size, depth, Unicode and shape checked
+    by pydantic's own parser (which refuses lone surrogates and deep nesting)."""
+    if (request.content_length or 0) > MAX_JSON_BYTES:
+        raise PayloadTooLarge()
+    raw = request.get_data(cache=True)
+    if len(raw) > MAX_JSON_BYTES:  # a chunked body says no length up front
+        raise PayloadTooLarge()
+    if not raw.strip():
+        if required:
+            raise ValidationError("Send a JSON object as the body.")
+        raw = b"{}"
+    try:
+        return model.model_validate_json(raw)
+    except SchemaError as error:
+        raise _validation_error(error, "body") from None
+
+
+def _words(problem: dict) -> str:
+    """A problem in the words of the contract's existing answers."""
+    kind, context = problem["type"], problem.get("ctx") or {}
+    if kind in ("missing", "string_type") or (
+        kind == "string_too_short" and context.get("min_length") == 1
+    ):
+        return "required"
+    if kind == "string_too_long":
+        return f"at most {context['max_length']} characters"
+    if kind == "extra_forbidden":
+        return "not a field of this request"
+    if kind == "string_pattern_mismatch":
+        return "not in the expected format"
+    return problem["msg"].removeprefix("Value error, ")
+
+
+def _validation_error(error: SchemaError, part: str) -> ValidationError:
+    """The contract's 400: one entry per field path. Inputs are never echoed."""
+    fields: dict[str, str] = {}
+    for problem in error.errors(include_url=False, include_input=False):
+        if problem["type"] == "json_invalid":
+            return ValidationError("The body is not valid JSON (or nests too deeply).")
+        if not problem["loc"]:
+            return ValidationError(f"The {part} must be a JSON object.")
+        fields.setdefault(".".join(str(step) for step in problem["loc"]), _words(problem))
+    return ValidationError(fields=fields)
+
+
+def check_response(response):
+    """after_request (development and tests): the answer matches its declaration."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    spec = getattr(view, "operation", None)
+    if spec is None or response.direct_passthrough or request.method in ("HEAD", "OPTIONS"):
+        return response
+    status = response.status_code
+    if status in spec.responses:
+        model = spec.responses[status]
+    elif status >= 400 and status in [*spec.error_statuses(request.method), 405]:
+        model = ErrorBody
+    else:
+        raise ResponseMismatch(f"{request.endpoint} answered an undeclared {status}")
+    if model is None or isinstance(model, str):
+        if status == 204 and response.get_data():
+            raise ResponseMismatch(f"{request.endpoint} sent a body with 204")
+        return response
+    try:
+        model.model_validate_json(response.get_data())
+    except SchemaError as error:
+        raise ResponseMismatch(f"{request.endpoint} {status}: {error}") from None
+    return response
