@@ -6,7 +6,13 @@ window.addEventListener("DOMContentLoaded", () => {
     domNode: root,
     deepLinking: true,
     defaultModelsExpandDepth: 0,
-    // Calls from the page go with the session cookie, like the site's own pages.
+    // Calls from the page go with the session cookie, like the site's own pages, and
+    // state-changing ones with the page's CSRF token (a call may have no JSON body).
     withCredentials: true,
+    requestInterceptor: (request) => {
+      const token = document.querySelector('meta[name="csrf-token"]');
+      if (token && request.method !== "GET") { request.headers["X-CSRFToken"] = token.content; }
+      return request;
+    },
   });
 });
