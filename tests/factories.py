@@ -145,3 +145,23 @@ def make_upload(user, width=1280, height=720) -> str:
     from models.ads.images import store_ad_image
 
     return store_ad_image(user.id, image_bytes(width, height)).url
+
+
+def production_app():
+    """The app as production builds it (secure cookies, no dev login, HSTS), on the
+    test database."""
+    from models.settings import load_settings
+    from web import create_app
+
+    settings = load_settings(
+        {
+            "APP_ENV": "production",
+            "SECRET_KEY": "prod-secret",
+            "PAYMENT_BACKEND": "stripe",
+            "DATABASE_URL": load_settings(read_dotenv=False).database_url,
+            "QUEUE_BROKER": "redis",
+            "PUBLIC_BASE_URL": "https://subsearch.example",
+        },
+        read_dotenv=False,
+    )
+    return create_app(settings)

@@ -13,8 +13,7 @@ from models.ads.delivery import clear_process_cache
 from models.ads.months import month_of
 from models.ads.reservations import approve
 from models.clock import utcnow
-from models.settings import load_settings
-from tests.factories import make_admin, make_reservation, make_user, sign_in
+from tests.factories import make_admin, make_reservation, make_user, production_app, sign_in
 from tests.fakes.platform_files import manual
 
 CH = "UCheadersheadersheaders1"
@@ -191,23 +190,6 @@ def test_the_public_base_url_is_named_where_its_absolute_urls_are_used(client, s
     origin = f"{public.scheme}://{public.netloc}"
     for directive in ("img-src", "connect-src", "form-action"):
         assert origin in csp[directive], directive
-
-
-def production_app():
-    from web import create_app
-
-    settings = load_settings(
-        {
-            "APP_ENV": "production",
-            "SECRET_KEY": "prod-secret",
-            "PAYMENT_BACKEND": "stripe",
-            "DATABASE_URL": load_settings(read_dotenv=False).database_url,
-            "QUEUE_BROKER": "redis",
-            "PUBLIC_BASE_URL": "https://subsearch.example",
-        },
-        read_dotenv=False,
-    )
-    return create_app(settings)
 
 
 def test_production_sends_hsts_behind_the_tls_proxy_without_redirecting():

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from models.settings import load_settings
 from models.users import revoke_all_sessions
-from tests.factories import make_user, session_count, sign_in
+from tests.factories import make_user, production_app, session_count, sign_in
 
 
 def test_dev_login_creates_the_user_once_and_signs_in(client):
@@ -26,20 +25,8 @@ def test_the_session_cookie_is_httponly_and_lax(client):
     assert "Secure" not in cookie  # only in production
 
 
-def test_production_cookies_are_secure_and_dev_login_does_not_exist(monkeypatch):
-    from web import create_app
-
-    settings = load_settings(
-        {
-            "APP_ENV": "production",
-            "SECRET_KEY": "prod-secret",
-            "PAYMENT_BACKEND": "stripe",
-            "DATABASE_URL": load_settings(read_dotenv=False).database_url,
-            "QUEUE_BROKER": "redis",
-        },
-        read_dotenv=False,
-    )
-    app = create_app(settings)
+def test_production_cookies_are_secure_and_dev_login_does_not_exist():
+    app = production_app()
     assert app.config["SESSION_COOKIE_SECURE"] is True
     response = app.test_client().post("/auth/dev-login", json={"email": "x@example.com"})
     assert response.status_code == 404

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from models.search import DEFAULT_SEMANTIC_RATIO, SORTS, TARGETS, SearchQuery
 from web.api.schemas.common import (
+    PLATFORM_ID,
     PathParams,
     PlatformId,
     Query,
@@ -20,7 +21,7 @@ from web.api.schemas.common import (
 )
 
 MAX_CHANNELS = 50
-CHANNEL_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+CHANNEL_ID = re.compile(PLATFORM_ID)
 
 
 def _split(value: str | None) -> list[str]:

@@ -67,7 +67,8 @@ def pattern(regex: str, *, max_length: int) -> Any:
 
 # Ids as this service makes them (uuid4) and as the video platform does.
 Uuid = pattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", max_length=36)
-PlatformId = pattern(r"^[A-Za-z0-9_-]{1,64}$", max_length=64)
+PLATFORM_ID = r"^[A-Za-z0-9_-]{1,64}$"
+PlatformId = pattern(PLATFORM_ID, max_length=64)
 Month = pattern(r"^[0-9]{4}-(0[1-9]|1[0-2])$", max_length=7)
 Date = pattern(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", max_length=10)
 
