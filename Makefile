@@ -37,9 +37,10 @@ test-sqlite: $(STAMP) browser ## Run every test on SQLite
 test-postgresql: $(STAMP) browser ## Run every test on a throwaway PostgreSQL database
 	TEST_DATABASE=postgresql $(BIN)/pytest
 
-lint: $(STAMP) ## ruff: lint and format check
+lint: $(STAMP) ## ruff: lint and format check; mypy: type check (strict on models/)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: $(STAMP) ## ruff: fix what can be fixed and format
 	$(BIN)/ruff check --fix .

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import itertools
+import json
 import os
 import socket
 import statistics
@@ -33,10 +34,28 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
+from datetime import date, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import redis
+from peewee import fn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+# Importing these reads no environment: the settings are loaded in prepare(), after
+# it has put the throwaway database's variables in os.environ.
+from models import migrations
+from models.ads.months import month_of
+from models.ads.reports import admin_report
+from models.clock import utcnow
+from models.db import db, init_db
+from models.settings import load_settings, use_settings
+from models.tables import AdClickLog, AdImpressionDaily, AdReservation, AdvertiserProfile
+from models.users import create_user
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 REDIS_URL = "redis://127.0.0.1:6379/13"
 WORKER_THREADS = os.environ.get("BENCH_WORKER_THREADS", "4")
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/130.0 Safari/537.36"
@@ -67,14 +86,6 @@ def prepare(env: dict) -> list[str]:
     """Migrate, and fill one slot's four positions with active JP reservations for this
     month; returns their ids."""
     os.environ.update(env)
-    from models import migrations
-    from models.ads.months import month_of
-    from models.clock import utcnow
-    from models.db import init_db
-    from models.settings import load_settings, use_settings
-    from models.tables import AdReservation, AdvertiserProfile
-    from models.users import create_user
-
     use_settings(load_settings(read_dotenv=False))
     init_db(env["DATABASE_URL"])
     migrations.upgrade()
@@ -92,7 +103,7 @@ def prepare(env: dict) -> list[str]:
     ids = []
     for position in (1, 2, 3, 4):
         reservation = AdReservation.create(
-            id="bench-reservation" if position == 1 else f"bench-reservation-{position}",
+            id=str(uuid.UUID(int=position)),  # ids of the API's shape (uuid)
             user=user,
             slot="video-detail-below-player",
             position=position,
@@ -183,8 +194,6 @@ def load(port: int, method: str, paths, seconds: float, clients: int, expect: in
 
 def served_urls(bodies) -> list[tuple[str, str]]:
     """(click path, impression path) of every ad in the serve answers."""
-    import json
-    from urllib.parse import urlsplit
 
     def path(url):
         parts = urlsplit(url)
@@ -224,10 +233,6 @@ class Tokens:
 
 
 def counted_impressions(reservations: list[str]) -> int:
-    from peewee import fn
-
-    from models.tables import AdImpressionDaily
-
     total = (
         AdImpressionDaily.select(fn.SUM(AdImpressionDaily.impressions))
         .where(AdImpressionDaily.ad_reservation.in_(reservations))
@@ -242,7 +247,7 @@ def start_worker(env):
             sys.executable,
             "-m",
             "dramatiq",
-            "tasks",
+            "tasks:setup",
             "--processes",
             "1",
             "--threads",
@@ -264,8 +269,6 @@ def stop(process):
 
 
 def run_http(seconds: float, clients: int) -> None:
-    import redis
-
     redis.Redis.from_url(REDIS_URL).flushdb()
     with tempfile.TemporaryDirectory(prefix="subsearch-bench-ads-") as tmp:
         folder = Path(tmp)
@@ -362,8 +365,6 @@ def run_http(seconds: float, clients: int) -> None:
 
 def wait_for_clicks(reservations: list[str], expected: int, timeout: float = 60):
     """(clicks logged, of which with a view token) once the worker has caught up."""
-    from models.tables import AdClickLog
-
     deadline = time.monotonic() + timeout
     query = AdClickLog.select().where(AdClickLog.ad_reservation.in_(reservations))
     while time.monotonic() < deadline and query.count() < expected:
@@ -392,14 +393,9 @@ def measure_drain(reservations: list[str], accepted: int, timeout: float = 120):
 
 def run_report() -> None:
     """1M impression rows and 5M click rows over a year; time a 30-day admin report."""
-    from datetime import date, timedelta
-
     with tempfile.TemporaryDirectory(prefix="subsearch-bench-report-") as tmp:
         env = environment(Path(tmp), 8000)
         prepare(env)
-        from models.ads.reports import admin_report
-        from models.db import db
-
         started = time.perf_counter()
         with db.atomic():
             db.execute_sql(
@@ -450,8 +446,8 @@ def run_report() -> None:
             f"30-day admin report: median {statistics.median(timings) * 1000:.0f} ms, "
             f"worst {worst * 1000:.0f} ms over 5 ranges "
             f"({'meets' if worst < 0.5 else 'MISSES'} the 0.5 s target); "
-            f"{len(report['reservations'])} reservations, "
-            f"{report['totals']['clicks']:,} clicks ({report['totals']['botClicks']:,} bot "
+            f"{len(report.rows)} reservations, "
+            f"{report.totals.figures.clicks:,} clicks ({report.totals.bot_clicks:,} bot "
             "clicks left out) in the last range"
         )
 

@@ -11,7 +11,16 @@ from models import outbox
 from models.credits import set_balance_to_plan_limit
 from models.db import db, write_transaction
 from models.errors import DomainError, ValidationError
-from models.payments import ProviderSubscription, get_provider, plan_for_price, plan_price_id
+from models.payments import (
+    PaymentUnavailable,
+    ProviderSubscription,
+    SubscriptionChanged,
+    SubscriptionCheckoutCompleted,
+    WebhookEvent,
+    get_provider,
+    plan_for_price,
+    plan_price_id,
+)
 from models.plans import PAID_STATUSES
 from models.referrals import pay_referral_reward
 from models.tables import Subscription, SubscriptionRefill, User
@@ -25,12 +34,6 @@ EVENT_ENDPOINT = "subscription"
 # A subscription in these states is over (past_due and unpaid may still recover;
 # incomplete has not started).
 ENDED_STATUSES = ("canceled", "incomplete_expired")
-
-SUBSCRIPTION_EVENTS = (
-    "customer.subscription.created",
-    "customer.subscription.updated",
-    "customer.subscription.deleted",
-)
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,9 @@ def _reference_for(remote: ProviderSubscription, hint: str | None) -> str | None
     return None
 
 
-def sync_subscription(subscription_id: str, reference_id: str | None = None):
+def sync_subscription(
+    subscription_id: str, reference_id: str | None = None
+) -> SubscriptionChange | None:
     """Fetch the provider's subscription and upsert our row; None when it is not ours
     to keep (unknown price or owner), which is logged."""
     remote = get_provider().get_subscription(subscription_id)
@@ -99,19 +104,23 @@ def sync_subscription(subscription_id: str, reference_id: str | None = None):
     return SubscriptionChange(before=before, after=after)
 
 
-def subscription_work(event: dict) -> tuple[str, str, str | None] | None:
-    """What an event asks of us: (type, subscription id, user hint), or None to ignore."""
-    event_type = event.get("type")
-    obj = (event.get("data") or {}).get("object") or {}
-    if event_type == "checkout.session.completed" and obj.get("mode") == "subscription":
-        subscription = obj.get("subscription")
-        if isinstance(subscription, dict):
-            subscription = subscription.get("id")
-        if isinstance(subscription, str) and subscription:
-            return event_type, subscription, obj.get("client_reference_id")
-        return None
-    if event_type in SUBSCRIPTION_EVENTS and isinstance(obj.get("id"), str):
-        return event_type, obj["id"], (obj.get("metadata") or {}).get("reference_id")
+@dataclass(frozen=True)
+class SubscriptionWork:
+    """What an event asks of us: copy this subscription, then credit as `kind` says
+    ("complete", "update" or "deleted"); `reference_id` hints whose it is."""
+
+    kind: str
+    subscription_id: str
+    reference_id: str | None
+
+
+def subscription_work(event: WebhookEvent) -> SubscriptionWork | None:
+    """What an event asks of us, or None to ignore it."""
+    if isinstance(event, SubscriptionCheckoutCompleted) and event.subscription_id is not None:
+        return SubscriptionWork("complete", event.subscription_id, event.reference_id)
+    if isinstance(event, SubscriptionChanged):
+        kind = "deleted" if event.deleted else "update"
+        return SubscriptionWork(kind, event.subscription_id, event.reference_id)
     return None
 
 
@@ -121,17 +130,18 @@ def _first_refill(subscription_id: str, plan: str, period_start: int | None) -> 
     query = SubscriptionRefill.insert(
         payment_subscription_id=subscription_id, plan=plan, period_start=period_start or 0
     ).on_conflict_ignore()
-    return db.execute(query).rowcount == 1
+    inserted: int = db.execute(query).rowcount
+    return inserted == 1
 
 
 def apply_subscription_event(
     kind: str, subscription_id: str, reference_id: str | None = None, event_id: str | None = None
-):
+) -> SubscriptionChange | None:
     """The credit side of a subscription event, after copying the provider's state.
 
     - complete and update: credit_balance goes to the plan's limit when the plan or the
-      billing period is new to us (CONTRACT 10.2: cancelling and restoring refills
-      nothing); complete also pays the referral reward, once.
+      billing period is new to us (README, Credits, plans and referrals: cancelling
+      and restoring refills nothing); complete also pays the referral reward, once.
     - deleted: back to the free 50, unless another subscription is still live.
 
     With `event_id` (a stored event), the event is marked processed in the same
@@ -147,8 +157,10 @@ def apply_subscription_event(
 
 
 def _apply_credits(kind: str, row: Subscription) -> None:
+    subscription_id = row.payment_subscription_id
+    assert subscription_id is not None  # sync_subscription writes it on every row
     if kind in ("complete", "update") and row.status in PAID_STATUSES:
-        if _first_refill(row.payment_subscription_id, row.plan, row.period_start):
+        if _first_refill(subscription_id, row.plan, row.period_start):
             set_balance_to_plan_limit(row.reference_id)
     elif kind == "deleted" or row.status in ENDED_STATUSES:
         still_live = (
@@ -160,41 +172,36 @@ def _apply_credits(kind: str, row: Subscription) -> None:
             )
             .exists()
         )
-        if not still_live and _first_refill(row.payment_subscription_id, "free", 0):
+        if not still_live and _first_refill(subscription_id, "free", 0):
             set_balance_to_plan_limit(row.reference_id)
     if kind == "complete":
         pay_referral_reward(row.reference_id)
 
 
-def apply_stored_event(event_id: str):
+def apply_stored_event(event_id: str) -> SubscriptionChange | None:
     """Apply a subscription webhook event stored by the webhook (the outbox row), once:
     an event already processed, or one asking nothing of us, changes nothing more."""
-    event = outbox.stored_event(EVENT_ENDPOINT, event_id)
-    if event is None:
+    body = outbox.stored_event(EVENT_ENDPOINT, event_id)
+    if body is None:
         return None
-    work = subscription_work(event)
+    work = subscription_work(get_provider().read_event(body))
     if work is None:
         outbox.mark_event_processed(EVENT_ENDPOINT, event_id)
         return None
-    event_type, subscription_id, reference_id = work
     return apply_subscription_event(
-        EVENT_KINDS[event_type], subscription_id, reference_id, event_id=event_id
+        work.kind, work.subscription_id, work.reference_id, event_id=event_id
     )
 
 
-def receive_webhook_event(event: dict, payload: str) -> outbox.Receipt:
+def receive_webhook_event(event: WebhookEvent, payload: str) -> outbox.Receipt:
     """Store a verified subscription webhook event (once) for `apply_stored_event`."""
     return outbox.receive_event(
-        EVENT_ENDPOINT, event, payload, needs_work=subscription_work(event) is not None
+        EVENT_ENDPOINT,
+        event.id,
+        event.type,
+        payload,
+        needs_work=subscription_work(event) is not None,
     )
-
-
-EVENT_KINDS = {
-    "checkout.session.completed": "complete",
-    "customer.subscription.created": "update",
-    "customer.subscription.updated": "update",
-    "customer.subscription.deleted": "deleted",
-}
 
 
 class PlanUnavailable(DomainError):
@@ -221,7 +228,8 @@ def ensure_payment_customer(user_id: str) -> str:
     User.update(payment_customer_id=customer).where(
         (User.id == user.id) & User.payment_customer_id.is_null()
     ).execute()
-    return User.get_by_id(user.id).payment_customer_id
+    stored: str | None = User.get_by_id(user.id).payment_customer_id
+    return stored or customer
 
 
 def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
@@ -246,4 +254,6 @@ def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
         cancel_url=f"{base_url}/account",
         idempotency_key=f"subscribe-{user_id}-{plan}-{uuid.uuid4()}",
     )
+    if not session.url:
+        raise PaymentUnavailable("The provider gave the checkout no address.")
     return session.url

@@ -21,6 +21,12 @@ def usable_country(value: str | None) -> str | None:
     return code if code in ISO_COUNTRY_CODES else None
 
 
+def country_problem(value: str) -> str | None:
+    """Why `value` is not a country code, or None: the one check behind every country a
+    request names (the API's schemas and the domain alike)."""
+    return None if usable_country(value) else "an ISO 3166-1 alpha-2 country code"
+
+
 def backfill_user_country(user_id: str, header_value: str | None) -> bool:
     """Write the user's country once; a set country is never overwritten.
 
@@ -31,7 +37,7 @@ def backfill_user_country(user_id: str, header_value: str | None) -> bool:
     if code is None:
         return False
     try:
-        changed = (
+        changed: int = (
             User.update(country=code).where((User.id == user_id) & User.country.is_null()).execute()
         )
     except Exception:

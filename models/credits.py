@@ -7,8 +7,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from numbers import Real
+from typing import SupportsInt, cast
 
-from peewee import SQL, Case, fn
+from peewee import SQL, Case, ColumnBase, fn
 
 from models.clock import iso, utcnow
 from models.db import db, write_transaction
@@ -103,13 +104,13 @@ def unlock_video(user_id: str, video_id: str, now: datetime | None = None) -> Un
     return Unlocked(video_id, cost, expires, balances.credit_balance, balances.bonus_credit)
 
 
-def has_access(user, video_id: str, now: datetime | None = None) -> bool:
+def has_access(user: User | None, video_id: str, now: datetime | None = None) -> bool:
     """Whether the user may read the video's full subtitles now (admins always)."""
     if user is None:
         return False
     if user.role == "admin":
         return True
-    return (
+    unlocked: bool = (
         UserVideoAccess.select()
         .where(
             (UserVideoAccess.user == user.id)
@@ -118,22 +119,25 @@ def has_access(user, video_id: str, now: datetime | None = None) -> bool:
         )
         .exists()
     )
+    return unlocked
 
 
-def _whole_positive_or_zero(amount) -> int:
+def _whole_positive_or_zero(amount: object) -> int:
     # Booleans are ints in Python; a grant of True is a bug, not one credit.
     if isinstance(amount, bool) or not isinstance(amount, Real):
         raise InvalidCreditAmount(f"amount must be a whole number, not {amount!r}")
     if isinstance(amount, float) and (math.isnan(amount) or math.isinf(amount)):
         raise InvalidCreditAmount(f"amount must be finite, not {amount!r}")
-    if amount != int(amount):
+    # Every Real converts to int; its stub does not say so.
+    whole = int(cast(SupportsInt, amount))
+    if amount != whole:
         raise InvalidCreditAmount(f"amount must be a whole number, not {amount!r}")
     if amount < 0:
         raise InvalidCreditAmount(f"amount must not be negative, not {amount!r}")
-    return int(amount)
+    return whole
 
 
-def grant_bonus_credits(user_id: str, amount) -> None:
+def grant_bonus_credits(user_id: str, amount: object) -> None:
     """grantBonusCredits: add `amount` to the user's bonus credits.
 
     0 does nothing (no database access); a negative, fractional, NaN or infinite
@@ -150,10 +154,10 @@ def grant_bonus_credits(user_id: str, amount) -> None:
         raise UserNotFound(user_id)
 
 
-def _limit_of_live_plan():
+def _limit_of_live_plan() -> Case:
     """SQL: each user's plan limit, from their live subscriptions (pro over plus)."""
 
-    def holds(plan):
+    def holds(plan: str) -> ColumnBase:
         return fn.EXISTS(
             Subscription.select(SQL("1")).where(
                 (Subscription.reference_id == User.id)
@@ -189,14 +193,17 @@ def set_balance_to_plan_limit(user_id: str) -> int:
     """credit_balance to the limit of the user's plan now (subscriptions decide)."""
     with db.atomic():
         User.update(credit_balance=_limit_of_live_plan()).where(User.id == user_id).execute()
-        return User.select(User.credit_balance).where(User.id == user_id).scalar()
+        balance: int = User.select(User.credit_balance).where(User.id == user_id).scalar()
+        return balance
 
 
 def month_of(now: datetime) -> str:
     return now.strftime("%Y-%m")
 
 
-def run_monthly_reset(period: str | None = None, *, force=False, now=None) -> ResetResult | None:
+def run_monthly_reset(
+    period: str | None = None, *, force: bool = False, now: datetime | None = None
+) -> ResetResult | None:
     """The monthly reset, once per period (`YYYY-MM`): the ledger row and the reset
     commit together, so a redelivered message cannot reset a month twice (and hand
     back what was spent since). `force` runs it again regardless."""

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
+from peewee import Database, DatabaseProxy, PostgresqlDatabase, SqliteDatabase
 from playhouse.db_url import connect as connect_url
 
 db = DatabaseProxy()
+# The URL the proxy is bound to, so binding it again to the same one keeps the pool.
+_bound_url: str | None = None
 
 SQLITE_PRAGMAS = {
     "journal_mode": "wal",
@@ -30,7 +33,7 @@ def _pooled(url: str) -> str:
     return f"{scheme}+pool://{rest}"
 
 
-def open_database(url: str):
+def open_database(url: str) -> Database:
     """Build (not connect) the database for a peewee `db_url`."""
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         path = url[len("sqlite:///") :]
@@ -38,21 +41,24 @@ def open_database(url: str):
     if url.startswith("sqlite"):
         # The busy timeout is also the driver's timeout so a waiting writer retries.
         # A pooled connection may be taken by another thread later (one at a time).
-        return connect_url(
+        sqlite: Database = connect_url(
             _pooled(url), pragmas=SQLITE_PRAGMAS, timeout=10, check_same_thread=False, **POOL
         )
-    return connect_url(_pooled(url), autoconnect=True, **POOL)
+        return sqlite
+    postgres: Database = connect_url(_pooled(url), autoconnect=True, **POOL)
+    return postgres
 
 
-def init_db(url: str):
+def init_db(url: str) -> Database:
     """Bind the proxy to the database at `url` (once per process, or again in tests)."""
-    current = db.obj
-    if current is not None and getattr(current, "_subsearch_url", None) == url:
+    global _bound_url
+    current: Database | None = db.obj
+    if current is not None and _bound_url == url:
         return current
     if current is not None and not current.is_closed():
         current.close()
     database = open_database(url)
-    database._subsearch_url = url
+    _bound_url = url
     db.initialize(database)
     return database
 
@@ -65,7 +71,7 @@ def is_sqlite() -> bool:
     return isinstance(db.obj, SqliteDatabase)
 
 
-def write_transaction():
+def write_transaction() -> AbstractContextManager[object]:
     """A transaction that takes the write lock at once: `BEGIN IMMEDIATE` on SQLite.
 
     On SQLite a deferred transaction that reads then writes can fail with
@@ -77,7 +83,7 @@ def write_transaction():
 
 
 @contextmanager
-def connection():
+def connection() -> Iterator[DatabaseProxy]:
     """Open a connection for a unit of work (request, message, command) and close it after."""
     opened = db.connect(reuse_if_open=True)
     try:

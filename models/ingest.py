@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import TypedDict
 
 from peewee import fn
 
-from models.clock import now_iso
+from models.clock import iso, now_iso, parse_iso
 from models.countries import usable_country
 from models.db import write_transaction
 from models.platform import (
@@ -19,7 +21,7 @@ from models.platform import (
     get_platform,
 )
 from models.redis_client import get_redis
-from models.search import get_engine, video_documents
+from models.search import Segment, get_engine, video_documents
 from models.search.segments import build_segments
 from models.tables import Channel, Video
 
@@ -37,7 +39,16 @@ class ChannelImport:
     new_video_ids: list[str]
 
 
-def _channel_fields(info: ChannelInfo) -> dict:
+class _ChannelFields(TypedDict):
+    title: str
+    handle: str | None
+    thumbnail_url: str | None
+    video_count: int
+    country: str | None
+    subscriber_count: int | None
+
+
+def _channel_fields(info: ChannelInfo) -> _ChannelFields:
     """The fields a refresh (and a repeated import) upserts; never id or created_at."""
     return {
         "title": info.title,
@@ -60,6 +71,7 @@ def _import_videos(channel_id: str, video_ids: list[str]) -> list[str]:
     if not wanted:
         return []
     infos = get_platform().get_videos(wanted)
+    found = [info for info in infos.values() if not info.deleted]
     rows = [
         {
             "id": info.id,
@@ -73,13 +85,12 @@ def _import_videos(channel_id: str, video_ids: list[str]) -> list[str]:
             "category_id": info.category_id,
             "subtitle_status": "pending",
         }
-        for info in infos.values()
-        if not info.deleted
+        for info in found
     ]
     with write_transaction():
         for row in rows:
             Video.insert(row).on_conflict_ignore().execute()
-    return [row["id"] for row in rows]
+    return [info.id for info in found]
 
 
 def import_channel(id_or_handle: str) -> ChannelImport:
@@ -144,6 +155,7 @@ def fetch_subtitles(video_id: str) -> str | None:
         mark_deleted(video)
         return "deleted"
     subtitle_type = None
+    segments: list[Segment] = []
     try:
         subtitles = platform.get_subtitles(video_id)
     except NotFoundOnPlatform:
@@ -151,10 +163,10 @@ def fetch_subtitles(video_id: str) -> str | None:
         return "deleted"
     except SubtitlesFailed as error:
         log.warning("subtitles of %s: %s", video_id, error)
-        status, segments = "failed", []
+        status = "failed"
     else:
         if subtitles is None or not subtitles.cues:
-            status, segments = "unavailable", []
+            status = "unavailable"
         else:
             segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
             status, subtitle_type = "completed", subtitles.type
@@ -228,10 +240,6 @@ def _deleted_videos(channel_id: str, listed: set[str]) -> list[Video]:
 
 def due_channels(now_text: str | None = None) -> list[str]:
     """Channels whose last successful refresh is 24 hours old or more."""
-    from datetime import timedelta
-
-    from models.clock import iso, parse_iso
-
     cutoff = iso(parse_iso(now_text or now_iso()) - timedelta(seconds=REFRESH_INTERVAL_SECONDS))
     return [
         c.id

@@ -1,10 +1,11 @@
-"""A user's search history and favorite channels."""
+"""A user's search history and favorite channels, and the search people make (page and
+API alike), which goes into that history."""
 
 from __future__ import annotations
 
 from models.clock import now_iso
 from models.errors import NotFound
-from models.search import SearchQuery
+from models.search import SearchQuery, SearchResults, get_engine
 from models.tables import Channel, FavoriteChannel, SearchHistory
 
 HISTORY_LIMIT = 100
@@ -43,6 +44,15 @@ def record_search(user_id: str, query: SearchQuery) -> None:
     )
 
 
+def search(user_id: str | None, query: SearchQuery) -> SearchResults:
+    """A search as the page and the API make it: run on the engine, and recorded in a
+    signed-in user's history (README, Search and ingestion)."""
+    results = get_engine().search(query)
+    if user_id is not None:
+        record_search(user_id, query)
+    return results
+
+
 def history(user_id: str) -> list[SearchHistory]:
     return list(
         SearchHistory.select()
@@ -63,7 +73,8 @@ def delete_history_entry(user_id: str, entry_id: int) -> None:
 
 
 def clear_history(user_id: str) -> int:
-    return SearchHistory.delete().where(SearchHistory.user == user_id).execute()
+    cleared: int = SearchHistory.delete().where(SearchHistory.user == user_id).execute()
+    return cleared
 
 
 def add_favorite(user_id: str, channel_id: str) -> None:

@@ -1,4 +1,4 @@
-"""The transactional outbox (CONTRACT 10.11): work whose loss would cost money or a
+"""The transactional outbox (README, Faults and recovery): work whose loss would cost money or a
 promise is written to the database in the transaction that makes it necessary, sent
 to the queue after commit, and sent again by `redrive()` until its actor has run.
 
@@ -21,8 +21,10 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import dramatiq
+from peewee import Expression
 
 from models import redis_client
 from models.clock import iso, now_iso, parse_iso, utcnow
@@ -51,7 +53,7 @@ EVENT_ACTORS = {"subscription": "process_subscription_event"}
 # -- messages ---------------------------------------------------------------------------
 
 
-def add(actor: str, *args) -> str:
+def add(actor: str, *args: object) -> str:
     """Write a message for `actor` in the caller's transaction; `send` it after commit."""
     message_id = str(uuid.uuid4())
     OutboxMessage.insert(
@@ -69,12 +71,13 @@ def send(message_id: str, broker: dramatiq.Broker | None = None) -> bool:
     return _send_message(row, broker)
 
 
-def _send_message(row: OutboxMessage, broker=None) -> bool:
+def _send_message(row: OutboxMessage, broker: dramatiq.Broker | None = None) -> bool:
     if not redis_client.available():
         return False
+    options: dict[str, Any] = {OPTION: row.id}
     try:
         actor = (broker or dramatiq.get_broker()).get_actor(row.actor)
-        actor.send_with_options(args=tuple(json.loads(row.args)), **{OPTION: row.id})
+        actor.send_with_options(args=tuple(json.loads(row.args)), **options)
     except Exception as error:
         redis_client.mark_down(error)
         log.warning("outbox message %s (%s) not sent; it waits", row.id, row.actor, exc_info=True)
@@ -114,22 +117,24 @@ class Receipt:
     pending: bool  # still waiting to be applied
 
 
-def receive_event(endpoint: str, event: dict, payload: str, *, needs_work: bool) -> Receipt:
+def receive_event(
+    endpoint: str, event_id: str, event_type: str, payload: str, *, needs_work: bool
+) -> Receipt:
     """Store a verified event once per endpoint, with its payload; an event that asks
     nothing of us is stored as processed. One INSERT ... ON CONFLICT DO NOTHING, so two
     deliveries at once cannot both be new."""
     now = now_iso()
     query = PaymentEvent.insert(
-        id=event["id"],
+        id=event_id,
         endpoint=endpoint,
-        type=str(event.get("type", ""))[:200],
+        type=event_type[:200],
         payload=payload,
         created_at=now,
         processed_at=None if needs_work else now,
     ).on_conflict_ignore()
     if db.execute(query).rowcount == 1:
         return Receipt(new=True, pending=needs_work)
-    row = PaymentEvent.get(_event_key(endpoint, event["id"]))
+    row = PaymentEvent.get(_event_key(endpoint, event_id))
     return Receipt(new=False, pending=row.processed_at is None)
 
 
@@ -138,9 +143,10 @@ def send_event(endpoint: str, event_id: str, broker: dramatiq.Broker | None = No
     event waits for `redrive`)."""
     if not redis_client.available():
         return False
+    options: dict[str, Any] = {EVENT_OPTION: [endpoint, event_id]}
     try:
         actor = (broker or dramatiq.get_broker()).get_actor(EVENT_ACTORS[endpoint])
-        actor.send_with_options(args=(event_id,), **{EVENT_OPTION: [endpoint, event_id]})
+        actor.send_with_options(args=(event_id,), **options)
     except Exception as error:
         redis_client.mark_down(error)
         log.warning("event %s (%s) not sent; it waits", event_id, endpoint, exc_info=True)
@@ -149,12 +155,13 @@ def send_event(endpoint: str, event_id: str, broker: dramatiq.Broker | None = No
     return True
 
 
-def stored_event(endpoint: str, event_id: str) -> dict | None:
+def stored_event(endpoint: str, event_id: str) -> dict[str, Any] | None:
     """The payload of a stored event still waiting to be applied, else None."""
     row = PaymentEvent.get_or_none(_event_key(endpoint, event_id))
     if row is None or row.processed_at is not None or not row.payload:
         return None
-    return json.loads(row.payload)
+    payload: dict[str, Any] = json.loads(row.payload)
+    return payload
 
 
 def mark_event_processed(endpoint: str, event_id: str) -> bool:
@@ -166,26 +173,26 @@ def mark_event_processed(endpoint: str, event_id: str) -> bool:
     )
 
 
-def _event_key(endpoint: str, event_id: str):
+def _event_key(endpoint: str, event_id: str) -> Expression:
     return (PaymentEvent.id == event_id) & (PaymentEvent.endpoint == endpoint)
 
 
-def _waiting_events():
+def _waiting_events() -> Expression:
     return PaymentEvent.processed_at.is_null() & PaymentEvent.endpoint.in_(list(EVENT_ACTORS))
 
 
 # -- redrive ----------------------------------------------------------------------------
 
 
-def _mark_sent(model, where) -> None:
+def _mark_sent(model: type[OutboxMessage | PaymentEvent], where: Expression) -> None:
     model.update(sent_at=now_iso(), send_count=model.send_count + 1).where(where).execute()
 
 
-def _due(row, now: datetime) -> bool:
+def _due(row: OutboxMessage | PaymentEvent, now: datetime) -> bool:
     """Written over REDRIVE_AFTER ago, and not sent within its backoff."""
     if row.sent_at is None:
         return True
-    backoff = min(REDRIVE_AFTER * 2 ** max(row.send_count - 1, 0), REDRIVE_MAX_INTERVAL)
+    backoff: timedelta = min(REDRIVE_AFTER * 2 ** max(row.send_count - 1, 0), REDRIVE_MAX_INTERVAL)
     return parse_iso(row.sent_at) <= now - backoff
 
 
@@ -201,21 +208,21 @@ def redrive(now: datetime | None = None, broker: dramatiq.Broker | None = None) 
     now = now or utcnow()
     cutoff = iso(now - REDRIVE_AFTER)
     events = messages = 0
-    for row in (
+    for event in (
         PaymentEvent.select()
         .where(_waiting_events() & (PaymentEvent.created_at <= cutoff))
         .order_by(PaymentEvent.created_at)
         .limit(REDRIVE_BATCH)
     ):
-        if _due(row, now) and send_event(row.endpoint, row.id, broker):
+        if _due(event, now) and send_event(event.endpoint, event.id, broker):
             events += 1
-    for row in (
+    for message in (
         OutboxMessage.select()
         .where(OutboxMessage.processed_at.is_null() & (OutboxMessage.created_at <= cutoff))
         .order_by(OutboxMessage.created_at)
         .limit(REDRIVE_BATCH)
     ):
-        if _due(row, now) and _send_message(row, broker):
+        if _due(message, now) and _send_message(message, broker):
             messages += 1
     if events or messages:
         log.warning(
@@ -233,7 +240,7 @@ class Waiting:
 def waiting(now: datetime | None = None) -> Waiting:
     """How much waits to be processed, and the age of the oldest, for operators."""
     now = now or utcnow()
-    oldest = []
+    oldest: list[datetime] = []
     count = 0
     for model, where in (
         (PaymentEvent, _waiting_events()),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.tables import Subscription, User
+from models.tables import Subscription
 
 PLAN_LIMITS = {"free": 50, "plus": 500, "pro": 2000}
 PAID_STATUSES = ("active", "trialing")
@@ -18,12 +18,3 @@ def plan_of(user_id: str) -> str:
         )
     ]
     return max(plans, key=PLAN_RANK.__getitem__, default="free")
-
-
-def referral_count(user_id: str) -> int:
-    """Users this one brought in: referred by them and rewarded (spec, referral rule 7)."""
-    return (
-        User.select()
-        .where((User.referred_by == user_id) & User.referral_rewarded_at.is_null(False))
-        .count()
-    )

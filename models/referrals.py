@@ -3,11 +3,12 @@ when the referred user's subscription completes."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from models.clock import now_iso
 from models.credits import grant_bonus_credits
 from models.db import write_transaction
 from models.errors import DomainError, NotFound
-from models.plans import referral_count
 from models.tables import Subscription, User
 
 REFERRAL_REWARD_CREDITS = 100
@@ -38,8 +39,16 @@ class AlreadySubscribed(DomainError):
     message = "Referral codes can only be used before subscribing to a paid plan."
 
 
-def referral_summary(user) -> dict:
-    return {"code": user.referral_code, "referredCount": referral_count(user.id)}
+@dataclass(frozen=True)
+class ReferralSummary:
+    """A user's own code to hand out, and how many users have claimed it."""
+
+    code: str | None
+    referred_count: int
+
+
+def referral_summary(user: User) -> ReferralSummary:
+    return ReferralSummary(user.referral_code, referral_count(user.id))
 
 
 def claim_referral(user_id: str, code: str) -> str:
@@ -94,3 +103,12 @@ def pay_referral_reward(user_id: str) -> bool:
         grant_bonus_credits(user_id, REFERRAL_REWARD_CREDITS)
         grant_bonus_credits(referrer, REFERRAL_REWARD_CREDITS)
     return True
+
+
+def referral_count(user_id: str) -> int:
+    """Users this one brought in: referred by them and rewarded (spec, referral rule 7)."""
+    return (
+        User.select()
+        .where((User.referred_by == user_id) & User.referral_rewarded_at.is_null(False))
+        .count()
+    )

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import overload
 from urllib.parse import urlsplit
+
+from dotenv import dotenv_values
 
 ENVIRONMENTS = ("development", "test", "production")
 LOCAL_WEBHOOK_SECRET = "whsec_local_development"
@@ -22,7 +26,11 @@ class ConfigError(RuntimeError):
     """The environment does not describe a service that may start."""
 
 
-def _text(env, name, default=None):
+@overload
+def _text(env: Mapping[str, str], name: str) -> str | None: ...
+@overload
+def _text(env: Mapping[str, str], name: str, default: str) -> str: ...
+def _text(env: Mapping[str, str], name: str, default: str | None = None) -> str | None:
     value = env.get(name)
     if value is None:
         return default
@@ -31,7 +39,7 @@ def _text(env, name, default=None):
     return value if value else default
 
 
-def _flag(env, name, default):
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None or not raw.strip():
         return default
@@ -43,7 +51,7 @@ def _flag(env, name, default):
     raise ConfigError(f"{name} must be one of on/off, true/false, 1/0 (got {raw!r})")
 
 
-def _int(env, name, default, minimum=None):
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int | None = None) -> int:
     raw = _text(env, name)
     if raw is None:
         return default
@@ -56,14 +64,14 @@ def _int(env, name, default, minimum=None):
     return value
 
 
-def _choice(env, name, default, choices):
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
     value = _text(env, name, default)
     if value not in choices:
         raise ConfigError(f"{name} must be one of {', '.join(choices)} (got {value!r})")
     return value
 
 
-def _list(env, name):
+def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     raw = _text(env, name, "")
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
@@ -111,12 +119,12 @@ class Settings:
         return self.database_url.startswith("sqlite")
 
 
-def load_settings(environ=None, *, read_dotenv=True) -> Settings:
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, read_dotenv: bool = True
+) -> Settings:
     env = dict(os.environ if environ is None else environ)
     app_env = _choice(env, "APP_ENV", "development", ENVIRONMENTS)
     if read_dotenv and app_env == "development" and Path(".env").is_file():
-        from dotenv import dotenv_values
-
         file_values = {k: v for k, v in dotenv_values(".env").items() if v is not None}
         env = {**file_values, **env}
         app_env = _choice(env, "APP_ENV", "development", ENVIRONMENTS)
@@ -181,7 +189,7 @@ def load_settings(environ=None, *, read_dotenv=True) -> Settings:
 
 
 def _refuse_unsafe_production(settings: Settings, secret_key: str | None) -> None:
-    problems = []
+    problems: list[str] = []
     if not secret_key:
         problems.append("SECRET_KEY is required in production")
     if settings.dev_login:

@@ -6,10 +6,13 @@ write it. Timestamps are ISO 8601 UTC text, except `users` (Unix milliseconds).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
 from peewee import (
     AutoField,
     BigIntegerField,
     CompositeKey,
+    Field,
     FloatField,
     ForeignKeyField,
     IntegerField,
@@ -22,22 +25,32 @@ from models.db import db
 
 
 class BaseModel(Model):
+    """Each foreign key `x` also reads as `x_id`, the bare id, without a query: those
+    accessors are declared (`x_id: ClassVar[Field[...]]`) for the type checker only."""
+
     class Meta:
         database = db
         legacy_table_names = False
 
 
-class IntBooleanField(IntegerField):
+# peewee's fields are generic (in the value they hold) only to the type checker.
+if TYPE_CHECKING:
+    _FlagField = IntegerField[bool]
+else:
+    _FlagField = IntegerField
+
+
+class IntBooleanField(_FlagField):
     """A flag stored as INTEGER 0/1, as the spec types it, on both databases."""
 
-    def db_value(self, value):
+    def db_value(self, value: object) -> int | None:
         return None if value is None else int(bool(value))
 
-    def python_value(self, value):
+    def python_value(self, value: object) -> bool | None:
         return None if value is None else bool(value)
 
 
-def created():
+def created() -> TextField[str]:
     return TextField(default=now_iso)
 
 
@@ -52,9 +65,10 @@ class User(BaseModel):
     credit_balance = IntegerField(default=50)
     bonus_credit = IntegerField(default=0)
     referral_code = TextField(null=True, unique=True)
-    referred_by = ForeignKeyField(
+    referred_by: ForeignKeyField[User | None] = ForeignKeyField(
         "self", null=True, column_name="referred_by", on_delete="SET NULL", backref="referrals"
     )
+    referred_by_id: ClassVar[Field[str | None]]
     referral_rewarded_at = TextField(null=True)
     country = TextField(null=True)
     created_at = BigIntegerField(default=now_ms)
@@ -70,20 +84,21 @@ class User(BaseModel):
     is_anonymous = False
 
     @property
-    def is_authenticated(self):
+    def is_authenticated(self) -> bool:
         return True
 
     @property
-    def is_admin(self):
+    def is_admin(self) -> bool:
         return self.role == "admin"
 
-    def get_id(self):
+    def get_id(self) -> str | None:
         return self.session_token
 
 
 class Account(BaseModel):
     id = TextField(primary_key=True)
     user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    user_id: ClassVar[Field[str]]
     issuer = TextField()
     subject = TextField()
     created_at = created()
@@ -96,6 +111,7 @@ class Account(BaseModel):
 class Session(BaseModel):
     id = TextField(primary_key=True)
     user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    user_id: ClassVar[Field[str]]
     expires_at = TextField()
     revoked_at = TextField(null=True)
     ip_address = TextField(null=True)
@@ -138,6 +154,7 @@ class Channel(BaseModel):
 class Video(BaseModel):
     id = TextField(primary_key=True)
     channel = ForeignKeyField(Channel, column_name="channel_id", backref="videos")
+    channel_id: ClassVar[Field[str]]
     title = TextField()
     thumbnail_url = TextField(null=True)
     duration_seconds = IntegerField()
@@ -156,7 +173,9 @@ class Video(BaseModel):
 
 class UserVideoAccess(BaseModel):
     user = ForeignKeyField(User, column_name="user_id")
+    user_id: ClassVar[Field[str]]
     video = ForeignKeyField(Video, column_name="video_id")
+    video_id: ClassVar[Field[str]]
     credits = IntegerField()
     created_at = created()
     updated_at = created()
@@ -210,7 +229,9 @@ class PaymentEvent(BaseModel):
 
 class FavoriteChannel(BaseModel):
     user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    user_id: ClassVar[Field[str]]
     channel = ForeignKeyField(Channel, column_name="channel_id")
+    channel_id: ClassVar[Field[str]]
     created_at = created()
 
     class Meta:
@@ -225,6 +246,7 @@ DEFAULT_TARGET = "description,subtitle,title"
 class SearchHistory(BaseModel):
     id = AutoField()
     user = ForeignKeyField(User, column_name="user_id", on_delete="CASCADE")
+    user_id: ClassVar[Field[str]]
     query = TextField()
     channels = TextField(default="")
     target = TextField(default=DEFAULT_TARGET)
@@ -263,6 +285,7 @@ class BusinessDetails(BaseModel):
 class AdvertiserProfile(BusinessDetails):
     id = TextField(primary_key=True)
     user = ForeignKeyField(User, column_name="user_id")
+    user_id: ClassVar[Field[str]]
     created_at = created()
     updated_at = created()
 
@@ -273,7 +296,9 @@ class AdvertiserProfile(BusinessDetails):
 class AdReservation(BusinessDetails):
     id = TextField(primary_key=True)
     user = ForeignKeyField(User, column_name="user_id")
+    user_id: ClassVar[Field[str]]
     slot = ForeignKeyField(AdSlot, column_name="slot_id")
+    slot_id: ClassVar[Field[str]]
     position = IntegerField()
     country = TextField()
     start_month = TextField()
@@ -282,6 +307,7 @@ class AdReservation(BusinessDetails):
     image_url = TextField()
     redirect_url = TextField()
     advertiser_profile = ForeignKeyField(AdvertiserProfile, column_name="advertiser_profile_id")
+    advertiser_profile_id: ClassVar[Field[str]]
     status = TextField(default="pending_review")
     stopped_at = TextField(null=True)
     stopped_reason = TextField(null=True)
@@ -303,6 +329,7 @@ class AdStopNotice(BaseModel):
     ad_reservation = ForeignKeyField(
         AdReservation, column_name="ad_reservation_id", primary_key=True
     )
+    ad_reservation_id: ClassVar[Field[str]]
     recipient = TextField()
     subject = TextField()
     body = TextField()
@@ -315,6 +342,7 @@ class AdStopNotice(BaseModel):
 class AdClickLog(BaseModel):
     id = TextField(primary_key=True)
     ad_reservation = ForeignKeyField(AdReservation, column_name="ad_reservation_id")
+    ad_reservation_id: ClassVar[Field[str]]
     country = TextField()
     user_agent = TextField(null=True)
     created_at = created()
@@ -331,6 +359,7 @@ class AdClickLog(BaseModel):
 class AdImpressionDaily(BaseModel):
     id = TextField(primary_key=True)
     ad_reservation = ForeignKeyField(AdReservation, column_name="ad_reservation_id")
+    ad_reservation_id: ClassVar[Field[str]]
     date = TextField()
     country = TextField()
     impressions = IntegerField(default=0)
@@ -365,6 +394,7 @@ class SubscriptionRefill(BaseModel):
 class AdImage(BaseModel):
     name = TextField(primary_key=True)
     user = ForeignKeyField(User, column_name="user_id")
+    user_id: ClassVar[Field[str]]
     format = TextField()
     width = IntegerField()
     height = IntegerField()
@@ -377,6 +407,7 @@ class AdImage(BaseModel):
 
 class AdInventoryLock(BaseModel):
     slot = ForeignKeyField(AdSlot, column_name="slot_id")
+    slot_id: ClassVar[Field[str]]
     country = TextField()
 
     class Meta:
@@ -388,6 +419,7 @@ class AdCheckout(BaseModel):
     ad_reservation = ForeignKeyField(
         AdReservation, column_name="ad_reservation_id", primary_key=True, on_delete="CASCADE"
     )
+    ad_reservation_id: ClassVar[Field[str]]
     checkout_session_id = TextField(unique=True)
     expires_at = TextField()
     created_at = created()

@@ -8,7 +8,8 @@ import logging
 import secrets
 import string
 import uuid
-from datetime import timedelta
+from collections.abc import Mapping
+from datetime import datetime, timedelta
 
 from peewee import IntegrityError
 
@@ -37,7 +38,7 @@ def _is_referral_code_collision(error: IntegrityError) -> bool:
     return "referral_code" in str(error)
 
 
-def create_user(*, email: str, name: str, image: str | None = None, verified=False) -> User:
+def create_user(*, email: str, name: str, image: str | None = None, verified: bool = False) -> User:
     """Insert a user with a fresh referral code, drawing again on a collision (3 retries)."""
     for attempt in range(1 + REFERRAL_CODE_RETRIES):
         try:
@@ -57,7 +58,7 @@ def create_user(*, email: str, name: str, image: str | None = None, verified=Fal
     raise AssertionError("unreachable")
 
 
-def sign_in_with_identity(issuer: str, subject: str, claims: dict) -> User:
+def sign_in_with_identity(issuer: str, subject: str, claims: Mapping[str, object]) -> User:
     """The user linked to (issuer, subject); on first sign-in the user is created from claims.
 
     An existing user with the same e-mail is linked only when the provider says the
@@ -72,7 +73,8 @@ def sign_in_with_identity(issuer: str, subject: str, claims: dict) -> User:
         raise SignInFailed("The identity provider did not share an e-mail address.")
     verified = bool(claims.get("email_verified"))
     name = claims.get("name") or claims.get("preferred_username") or ""
-    image = claims.get("picture") if isinstance(claims.get("picture"), str) else None
+    picture = claims.get("picture")
+    image = picture if isinstance(picture, str) else None
 
     try:
         with db.atomic():
@@ -116,7 +118,9 @@ def _token_id(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def open_session(user: User, *, ip_address=None, user_agent=None) -> str:
+def open_session(
+    user: User, *, ip_address: str | None = None, user_agent: str | None = None
+) -> str:
     token = secrets.token_urlsafe(32)
     Session.create(
         id=_token_id(token),
@@ -132,7 +136,7 @@ def open_session(user: User, *, ip_address=None, user_agent=None) -> str:
 def user_for_session(token: str | None) -> User | None:
     if not token:
         return None
-    user = (
+    user: User | None = (
         User.select()
         .join(Session)
         .where(
@@ -155,8 +159,28 @@ def revoke_session(token: str | None) -> None:
 
 
 def revoke_all_sessions(user_id: str) -> int:
-    return (
+    revoked: int = (
         Session.update(revoked_at=now_iso(), updated_at=now_iso())
         .where((Session.user == user_id) & Session.revoked_at.is_null())
         .execute()
     )
+    return revoked
+
+
+# Revoked sessions are kept a day so a support question about a sign-out can be answered.
+REVOKED_SESSION_KEEP = timedelta(days=1)
+
+
+def purge_expired_sessions(now: datetime | None = None) -> int:
+    """Delete sessions past their expiry, and those revoked over REVOKED_SESSION_KEEP
+    ago; returns how many. Safe to run at any time: a rerun finds nothing new."""
+    now = now or utcnow()
+    purged: int = (
+        Session.delete()
+        .where(
+            (Session.expires_at <= iso(now))
+            | (Session.revoked_at <= iso(now - REVOKED_SESSION_KEEP))
+        )
+        .execute()
+    )
+    return purged

@@ -7,7 +7,7 @@ is deleted when used: a replayed callback finds nothing.
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from models.clock import iso, now_iso, utcnow
 from models.tables import Verification
@@ -45,3 +45,11 @@ class VerificationStore:
 
     def delete(self, key: str) -> None:
         Verification.delete().where(Verification.identifier == key).execute()
+
+
+def purge_expired(now: datetime | None = None) -> int:
+    """Delete sign-in state past its expiry (a sign-in left half-way); returns how many."""
+    purged: int = (
+        Verification.delete().where(Verification.expires_at <= iso(now or utcnow())).execute()
+    )
+    return purged

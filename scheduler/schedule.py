@@ -7,6 +7,7 @@ database outbox before it is queued, so a message Redis loses is sent again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -14,11 +15,11 @@ class Job:
     name: str
     cron: str
     actor: str
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
     outboxed: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.outboxed and self.kwargs:
             raise ValueError(f"{self.name}: an outboxed job takes positional arguments only")
 

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import logging
 
-import dramatiq
-
 from models.ads import measurement
 from models.ads.reservations import expire_ended, release_unpaid_holds
+from workers.actors import actor
 
 log = logging.getLogger(__name__)
 
 
-@dramatiq.actor(queue_name="ads", max_retries=5)
-def expire_ad_reservations():
+@actor(queue_name="ads", max_retries=5)
+def expire_ad_reservations() -> None:
     """`active` past `end_month` -> `expired`. A rerun finds none left to move."""
     log.info("expired %d ad reservation(s)", expire_ended())
 
 
-@dramatiq.actor(queue_name="ads", max_retries=5)
-def release_unpaid_ad_holds():
+@actor(queue_name="ads", max_retries=5)
+def release_unpaid_ad_holds() -> None:
     """Remove reservations unpaid after their checkout expired (never a paid one). A
     rerun finds nothing left to release."""
     released = release_unpaid_holds()
@@ -27,7 +26,7 @@ def release_unpaid_ad_holds():
         log.info("released %d unpaid hold(s)", len(released))
 
 
-@dramatiq.actor(queue_name="measure", max_retries=20)
+@actor(queue_name="measure", max_retries=20)
 def record_click(
     click_id: str,
     reservation_id: str,
@@ -36,21 +35,21 @@ def record_click(
     at: str,
     view_token: str | None = None,
     is_bot: bool = False,
-):
+) -> None:
     """Log one click under the id made when it arrived; a redelivery inserts nothing.
     view_token and is_bot come last and optional, so messages queued before them still
     run."""
     measurement.record_click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
 
 
-@dramatiq.actor(queue_name="measure", max_retries=20)
-def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str):
+@actor(queue_name="measure", max_retries=20)
+def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str) -> None:
     """Count one impression; its event id is recorded in the same transaction, so a
     redelivery counts nothing."""
     measurement.record_impression(event_id, reservation_id, date, country, at)
 
 
-@dramatiq.actor(queue_name="ads", max_retries=5)
-def prune_impression_events():
+@actor(queue_name="ads", max_retries=5)
+def prune_impression_events() -> None:
     """Drop impression event ids older than 7 days (redeliveries come within minutes)."""
     log.info("pruned %d impression event id(s)", measurement.prune_impression_events())

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import logging
 
-import dramatiq
-
 from models.billing import (
-    EVENT_KINDS,
     apply_stored_event,
     apply_subscription_event,
     ensure_payment_customer,
 )
+from workers.actors import actor
 
 log = logging.getLogger(__name__)
 
+# What the provider's event types asked of us, for `handle_subscription_event` messages
+# (they carry the type as the provider named it).
+LEGACY_EVENT_KINDS = {
+    "checkout.session.completed": "complete",
+    "customer.subscription.created": "update",
+    "customer.subscription.updated": "update",
+    "customer.subscription.deleted": "deleted",
+}
 
-@dramatiq.actor(queue_name="billing", max_retries=10)
+
+@actor(queue_name="billing", max_retries=10)
 def process_subscription_event(event_id: str):
     """Apply one stored subscription webhook event: copy the provider's subscription,
     then credit as the event says, marking the event processed in that transaction.
@@ -33,12 +40,12 @@ def process_subscription_event(event_id: str):
         )
 
 
-@dramatiq.actor(queue_name="billing", max_retries=10)
+@actor(queue_name="billing", max_retries=10)
 def handle_subscription_event(event_type: str, object_id: str, reference_id: str | None = None):
     """For messages queued before events were stored (the outbox): copy the provider's
     subscription, then credit as the event says. A rerun finds the refill and the
     referral reward already recorded and changes nothing."""
-    change = apply_subscription_event(EVENT_KINDS[event_type], object_id, reference_id)
+    change = apply_subscription_event(LEGACY_EVENT_KINDS[event_type], object_id, reference_id)
     if change is not None:
         log.info(
             "%s: subscription %s is %s (%s)",
@@ -49,7 +56,7 @@ def handle_subscription_event(event_type: str, object_id: str, reference_id: str
         )
 
 
-@dramatiq.actor(queue_name="billing", max_retries=10)
+@actor(queue_name="billing", max_retries=10)
 def create_payment_customer(user_id: str):
     """Create the user's customer at the provider. The idempotency key and a conditional
     UPDATE make a second run return the same customer and write nothing."""

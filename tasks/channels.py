@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 
-import dramatiq
-
 from models import ingest
 from models.platform import NotFoundOnPlatform
+from workers.actors import actor
 
 log = logging.getLogger(__name__)
 
@@ -16,8 +15,8 @@ QUOTA_RETRIES = 30
 QUOTA_MAX_BACKOFF_MS = 60 * 60_000
 
 
-@dramatiq.actor(queue_name="channels", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
-def import_channel(id_or_handle: str):
+@actor(queue_name="channels", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
+def import_channel(id_or_handle: str) -> None:
     """Import a channel and its videos, then fetch each new video's subtitles. A rerun
     upserts the same channel and finds no new videos."""
     try:
@@ -30,16 +29,16 @@ def import_channel(id_or_handle: str):
     log.info("imported %s with %d new videos", result.channel_id, len(result.new_video_ids))
 
 
-@dramatiq.actor(queue_name="subtitles", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
-def fetch_video_subtitles(video_id: str):
+@actor(queue_name="subtitles", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
+def fetch_video_subtitles(video_id: str) -> None:
     """Fetch, segment and index one video's subtitles. A rerun replaces the video's
     documents with the same ones."""
     status = ingest.fetch_subtitles(video_id)
     log.info("subtitles of %s: %s", video_id, status)
 
 
-@dramatiq.actor(queue_name="channels", max_retries=3)
-def refresh_channel(channel_id: str):
+@actor(queue_name="channels", max_retries=3)
+def refresh_channel(channel_id: str) -> None:
     """The 24-hour refresh of one channel; the lock makes a second run within a day a
     no-op, and a quota failure releases it for the next round."""
     result = ingest.refresh_channel(channel_id)
@@ -48,8 +47,8 @@ def refresh_channel(channel_id: str):
     log.info("refresh of %s: %s", channel_id, "done" if result.refreshed else result.reason)
 
 
-@dramatiq.actor(queue_name="channels", max_retries=3)
-def refresh_due_channels():
+@actor(queue_name="channels", max_retries=3)
+def refresh_due_channels() -> None:
     """Enqueue the refresh of every channel due (last refreshed 24 hours ago or more)."""
     for channel_id in ingest.due_channels():
         refresh_channel.send(channel_id)

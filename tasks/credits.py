@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import logging
 
-import dramatiq
-
 from models.credits import run_monthly_reset
+from workers.actors import actor
 
 log = logging.getLogger(__name__)
 
 
-@dramatiq.actor(actor_name="batch-monthly-reset", queue_name="batch", max_retries=5)
-def batch_monthly_reset(period: str | None = None, force: bool = False):
+@actor(actor_name="batch-monthly-reset", queue_name="batch", max_retries=5)
+def batch_monthly_reset(period: str | None = None, force: bool = False) -> None:
     """Reset balances to plan limits and drop expired access, once per month (`period`,
     default the current UTC month). Retries 5 times; a redelivery finds the month done."""
     result = run_monthly_reset(period, force=force)

@@ -4,11 +4,14 @@ service's webhook endpoints, and expiring its abandoned checkouts."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
-import dramatiq
 import requests
 
+from models.payments import get_provider, local_events
+from models.payments.local_events import LocalEvent, signed_delivery
 from models.settings import get_settings
+from workers.actors import actor
 
 log = logging.getLogger(__name__)
 
@@ -21,15 +24,11 @@ class DeliveryFailed(Exception):
     pass
 
 
-@dramatiq.actor(
-    queue_name="payments", max_retries=DELIVERY_RETRIES, max_backoff=DELIVERY_MAX_BACKOFF_MS
-)
+@actor(queue_name="payments", max_retries=DELIVERY_RETRIES, max_backoff=DELIVERY_MAX_BACKOFF_MS)
 def deliver_local_event(endpoint_path: str, event_body: str):
     """POST one signed event to one endpoint; retried until it answers 2xx, and sent
     again from the outbox while undelivered. Endpoints recognise a redelivered event id,
     so a second delivery changes nothing."""
-    from models.payments.local_engine import signed_delivery
-
     settings = get_settings()
     if not settings.payment_webhook_secrets:
         raise DeliveryFailed("PAYMENT_WEBHOOK_SECRET is not set; events cannot be signed")
@@ -49,21 +48,15 @@ def deliver_local_event(endpoint_path: str, event_body: str):
     log.info("delivered local event to %s", endpoint_path)
 
 
-def send_local_events(events) -> None:
+def send_local_events(events: Iterable[LocalEvent]) -> None:
     """Queue the deliveries of events already in the outbox (call after commit); one the
     queue cannot take now is sent by the outbox's redrive."""
-    from models import outbox
-
-    for event in events:
-        for outbox_id in event.outbox_ids:
-            outbox.send(outbox_id)
+    local_events.send(events)
 
 
-@dramatiq.actor(queue_name="payments", max_retries=3)
+@actor(queue_name="payments", max_retries=3)
 def expire_local_checkouts():
     """Expire local checkouts past their time and announce it. A rerun finds none left."""
     if get_settings().payment_backend != "local":
         return
-    from models.payments import get_provider
-
     send_local_events(get_provider().expire_due())

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import threading
 
+from models.db import db
+
 
 def at_once(work, arguments: list) -> list:
     """Call work(argument) in one thread per argument, all released together. Each thread
     holds its own database connection for the call and gives it back after, as a request
     or a message does. Returns each call's result, or the exception it raised."""
-    from models.db import db
-
     barrier = threading.Barrier(len(arguments))
     outcomes: list = [None] * len(arguments)
 

@@ -13,16 +13,29 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 import tempfile
+from dataclasses import replace
 from pathlib import Path
+from queue import Queue
 
+import fakeredis
+import psycopg2
 import pytest
+import redis
+from dramatiq import Worker
 
-TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
-ADMIN_POSTGRES_URL = os.environ.get(
-    "TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+import models.redis_client
+import tasks
+from models import migrations
+from models.ads.delivery import clear_process_cache
+from models.db import db, init_db
+from models.settings import get_settings, load_settings, use_settings
+from tests.fakes.http import serve
+from tests.fakes.platform_files import PlatformFiles
+from tests.fixtures import ADMIN_POSTGRES_URL, TEST_DATABASE, TEST_REDIS_URL, tables_to_clear
+from web import create_app
+from workers.redis_server import ensure_redis
 
 _workdir = Path(tempfile.mkdtemp(prefix="subsearch-test-"))
 _pg_name = f"subsearch_test_{os.getpid()}_{secrets.token_hex(3)}"
@@ -37,7 +50,7 @@ def _database_url() -> str:
     raise pytest.UsageError(f"TEST_DATABASE must be sqlite or postgresql, not {TEST_DATABASE!r}")
 
 
-# Before any project module reads the environment (the broker is built on import).
+# Before any project module reads the environment.
 os.environ.update(
     {
         "APP_ENV": "test",
@@ -63,14 +76,10 @@ for _name in (
 ):
     os.environ.pop(_name, None)
 
-from models.settings import load_settings, use_settings  # noqa: E402
-
 use_settings(load_settings(read_dotenv=False))
 
 
 def _create_postgres_database():
-    import psycopg2
-
     try:
         conn = psycopg2.connect(ADMIN_POSTGRES_URL, connect_timeout=5)
     except psycopg2.OperationalError as error:
@@ -86,8 +95,6 @@ def _create_postgres_database():
 
 
 def _drop_postgres_database():
-    import psycopg2
-
     conn = psycopg2.connect(ADMIN_POSTGRES_URL)
     conn.autocommit = True
     with conn.cursor() as cur:
@@ -95,46 +102,11 @@ def _drop_postgres_database():
     conn.close()
 
 
-# Children before parents, so plain DELETEs respect the foreign keys.
-CLEAR_ORDER = [
-    "ad_impression_events",
-    "outbox_messages",
-    "ad_checkouts",
-    "ad_inventory_locks",
-    "ad_images",
-    "batch_runs",
-    "subscription_refills",
-    "local_payment_prices",
-    "local_payment_customers",
-    "local_payment_checkout_sessions",
-    "local_payment_intents",
-    "local_payment_subscriptions",
-    "ad_impression_daily",
-    "ad_click_logs",
-    "ad_stop_notices",
-    "ad_reservations",
-    "advertiser_profiles",
-    "search_histories",
-    "favorite_channels",
-    "payment_events",
-    "subscriptions",
-    "user_video_access",
-    "videos",
-    "channels",
-    "verifications",
-    "sessions",
-    "accounts",
-    "users",
-]
-
-
 @pytest.fixture(scope="session")
 def redis_server():
     """The real local Redis, for flow tests only (asked for by `redis_backend`, so a run
     without flow tests never contacts it); on a machine without one, a server started
     for this run."""
-    from workers.redis_server import ensure_redis
-
     try:
         process = ensure_redis(TEST_REDIS_URL, data_dir=str(_workdir / "redis"))
     except RuntimeError as error:
@@ -152,7 +124,6 @@ def is_flow(request) -> bool:
 def _refuse_real_redis(patch, attempts: list) -> None:
     """Make every real Redis connection (TCP or Unix socket) fail as refused, noting
     where it went. fakeredis's connections have their own `_connect`: untouched."""
-    import redis
 
     def refuse(connection):
         where = getattr(connection, "path", None) or (connection.host, connection.port)
@@ -171,17 +142,13 @@ def redis_backend(request):
     scheduler's), while any real Redis connection is refused and fails the test,
     unless the test asks for `real_redis_attempts` (it means to reach a dead Redis).
     `server.connected = False` makes the fake one unreachable."""
-    from models import redis_client
-
     if is_flow(request):
         request.getfixturevalue("redis_server")
         yield None
         return
 
-    import fakeredis
-
     server = fakeredis.FakeServer()
-    real_pool = redis_client.connection_pool
+    real_pool = models.redis_client.connection_pool
     attempts = []
 
     def fake_pool(url, timeout=None):
@@ -193,12 +160,12 @@ def redis_backend(request):
         return pool
 
     with pytest.MonkeyPatch.context() as patch:  # not the test's: its undo() keeps this
-        patch.setattr(redis_client, "connection_pool", fake_pool)
+        patch.setattr(models.redis_client, "connection_pool", fake_pool)
         _refuse_real_redis(patch, attempts)
         request.node.real_redis_attempts = attempts
-        redis_client.reset()
+        models.redis_client.reset()
         yield server
-        redis_client.reset()
+        models.redis_client.reset()
     if attempts and "real_redis_attempts" not in request.fixturenames:
         pytest.fail(
             f"a unit test tried to reach a real Redis at {attempts}: go through "
@@ -216,9 +183,6 @@ def real_redis_attempts(request, redis_backend):
 
 @pytest.fixture(scope="session", autouse=True)
 def database():
-    from models import migrations
-    from models.db import db, init_db
-
     if TEST_DATABASE == "postgresql":
         _create_postgres_database()
     init_db(os.environ["DATABASE_URL"])
@@ -233,22 +197,28 @@ def database():
 @pytest.fixture(autouse=True)
 def clean_tables(database, redis_backend):
     yield
-    from models.migrations import dialect
 
     database.connect(reuse_if_open=True)
-    if dialect() == "postgresql":
-        database.execute_sql(f"TRUNCATE {', '.join(CLEAR_ORDER)} CASCADE")
+    if migrations.dialect() == "postgresql":
+        database.execute_sql(f"TRUNCATE {', '.join(_tables(database))} CASCADE")
     else:
         with database.atomic():
-            for table in CLEAR_ORDER:
+            for table in _tables(database):
                 database.execute_sql(f"DELETE FROM {table}")
     database.close()
     _clear_search_index(real_redis=redis_backend is None)
 
 
-def _clear_search_index(real_redis: bool):
-    import sqlite3
+_cleared: list[str] = []
 
+
+def _tables(database) -> list[str]:
+    if not _cleared:
+        _cleared.extend(tables_to_clear(database))
+    return _cleared
+
+
+def _clear_search_index(real_redis: bool):
     path = os.environ["SEARCH_EMBEDDED_PATH"]
     if Path(path).exists():
         conn = sqlite3.connect(path, timeout=30)
@@ -258,10 +228,9 @@ def _clear_search_index(real_redis: bool):
         conn.close()
     if not real_redis:
         return  # a unit test's fake Redis goes with it
-    from models.redis_client import get_redis
 
     # Refresh locks and counters live in Redis; no flow test may inherit another's.
-    client = get_redis()
+    client = models.redis_client.get_redis()
     for key in client.scan_iter(match="subsearch:*"):
         client.delete(key)
 
@@ -273,8 +242,6 @@ def settings():
 
 @pytest.fixture
 def app(settings):
-    from web import create_app
-
     app = create_app(settings)
     app.config.update(TESTING=True)
     return app
@@ -288,9 +255,7 @@ def client(app):
 @pytest.fixture(autouse=True)
 def stub_broker():
     """The in-memory broker, emptied around every test so no message outlives its test."""
-    from queue import Queue
-
-    from workers.broker import broker
+    broker = tasks.setup()  # the stub broker (QUEUE_BROKER=stub), with every actor
 
     def fresh_queues():
         # New queue objects, so nothing a test took without finishing can make a later
@@ -308,19 +273,14 @@ def stub_broker():
 def redis_up(redis_backend):
     """No test inherits another's 'Redis is down', a worker's longer Redis timeouts (see
     models.redis_client) or another's cached ad delivery."""
-    from models import redis_client
-    from models.ads.delivery import clear_process_cache
-
-    redis_client.reset()
+    models.redis_client.reset()
     clear_process_cache()
     yield
-    redis_client.reset()
+    models.redis_client.reset()
 
 
 @pytest.fixture
 def stub_worker(stub_broker):
-    from dramatiq import Worker
-
     worker = Worker(stub_broker, worker_timeout=100)
     worker.start()
     yield worker
@@ -336,9 +296,6 @@ def stub_worker(stub_broker):
 def redis_client(redis_backend):
     """A client on this test's Redis (database 15), emptied around the test: fakeredis
     on the test's fake server, or the real Redis in a flow test."""
-    import fakeredis
-    import redis
-
     if redis_backend is None:
         client = redis.Redis.from_url(TEST_REDIS_URL)
     else:
@@ -353,14 +310,12 @@ def redis_client(redis_backend):
 def new_redis_client(redis_backend):
     """new_redis_client() -> a client with connections of its own on this test's Redis,
     as another process would have (fakeredis, or the real one in a flow test)."""
-    import redis
-
-    from models import redis_client
-
     made = []
 
     def make():
-        made.append(redis.Redis(connection_pool=redis_client.connection_pool(TEST_REDIS_URL)))
+        made.append(
+            redis.Redis(connection_pool=models.redis_client.connection_pool(TEST_REDIS_URL))
+        )
         return made[-1]
 
     yield make
@@ -372,11 +327,6 @@ def new_redis_client(redis_backend):
 def site(settings, stub_broker, stub_worker):
     """The app served over HTTP on a loopback port, PUBLIC_BASE_URL pointing at itself,
     with an in-process worker: for journeys that cross real requests and the queue."""
-    from dataclasses import replace
-
-    from tests.fakes.http import serve
-    from web import create_app
-
     holder = {}
 
     def wsgi(environ, start_response):
@@ -387,36 +337,9 @@ def site(settings, stub_broker, stub_worker):
         yield url
 
 
-def drain(broker, worker, queues=("payments", "billing", "batch", "maintenance")):
-    """Run queued work to the end, including the work it queues in turn."""
-    for _ in range(3):
-        for queue in queues:
-            if queue in broker.queues:
-                broker.join(queue, timeout=20_000)
-        worker.join()
-
-
-def take_messages(broker, queue_name):
-    """Remove and return (decoded) the messages waiting on a stub queue, marking each
-    done so a later join on that queue does not wait for them."""
-    import json
-
-    queue = broker.queues.get(queue_name)
-    taken = []
-    while queue is not None and not queue.empty():
-        taken.append(json.loads(queue.get()))
-        queue.task_done()
-    return taken
-
-
 @pytest.fixture
 def platform_files(tmp_path):
     """A fixture video platform of the test's own, in a temporary folder."""
-    from dataclasses import replace
-
-    from models.settings import get_settings
-    from tests.fakes.platform_files import PlatformFiles
-
     previous = get_settings()
     use_settings(replace(previous, video_fixture_dir=str(tmp_path / "platform")))
     yield PlatformFiles(tmp_path / "platform")

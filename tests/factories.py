@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import re
 import uuid
 
+from PIL import Image
+
+from models.ads.images import store_ad_image
+from models.settings import load_settings
 from models.tables import (
     AdReservation,
     AdvertiserProfile,
@@ -16,6 +21,7 @@ from models.tables import (
     Video,
 )
 from models.users import create_user
+from web import create_app
 
 _seq = itertools.count(1)
 
@@ -131,10 +137,6 @@ def make_reservation(user=None, profile=None, **overrides) -> AdReservation:
 
 
 def image_bytes(width=1280, height=720, fmt="PNG") -> bytes:
-    import io
-
-    from PIL import Image
-
     out = io.BytesIO()
     Image.new("RGB", (width, height), (30, 120, 200)).save(out, fmt)
     return out.getvalue()
@@ -142,17 +144,12 @@ def image_bytes(width=1280, height=720, fmt="PNG") -> bytes:
 
 def make_upload(user, width=1280, height=720) -> str:
     """The URL of an ad image the user uploaded."""
-    from models.ads.images import store_ad_image
-
     return store_ad_image(user.id, image_bytes(width, height)).url
 
 
 def production_app():
     """The app as production builds it (secure cookies, no dev login, HSTS), on the
     test database."""
-    from models.settings import load_settings
-    from web import create_app
-
     settings = load_settings(
         {
             "APP_ENV": "production",

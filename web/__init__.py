@@ -11,9 +11,12 @@ from flask_login import current_user
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
 
+import tasks
 from models.countries import backfill_user_country
 from models.db import db, init_db
 from models.settings import Settings, load_settings, use_settings
+from web import admin, api, auth, dev_login, errors, local_payments, pages
+from web.api.operation import check_response
 
 csrf = CSRFProtect()
 talisman = Talisman()
@@ -41,15 +44,13 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_db(settings.database_url)
     _connection_per_request(app)
 
-    import tasks  # noqa: F401  (the broker, before any view sends a message)
-    from web import admin, api, auth, errors, pages
+    tasks.setup(settings)  # the broker, with every actor, before any view sends a message
 
     errors.init_app(app)
     auth.init_app(app)
+    dev_login.init_app(app, settings)
     api.init_app(app)
     if settings.app_env == "test":
-        from web.api.operation import check_response
-
         # Every answer of every test is checked against its declaration.
         app.after_request(check_response)
     pages.init_app(app)
@@ -64,8 +65,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     if "dev_login" in app.view_functions:
         csrf.exempt(app.view_functions["dev_login"])
     if settings.payment_backend == "local":
-        from web import local_payments
-
         local_payments.init_app(app, csrf)
     app.before_request(_backfill_country)
     return app
@@ -126,18 +125,18 @@ def _security_headers(app: Flask, settings: Settings) -> None:
     )
 
 
-def _connection_per_request(app):
+def _connection_per_request(app: Flask) -> None:
     @app.before_request
-    def _open():
+    def _open() -> None:
         g._db_opened = db.connect(reuse_if_open=True)
 
     @app.teardown_request
-    def _close(_exc):
+    def _close(_exc: BaseException | None) -> None:
         if g.pop("_db_opened", False) and not db.is_closed():
             db.close()
 
 
-def _backfill_country():
+def _backfill_country() -> None:
     """Every authenticated request may fill users.country once (spec, users rule 3)."""
     if current_user.is_authenticated and current_user.country is None:
         header = request.headers.get("Edge-IPCountry")

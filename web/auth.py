@@ -1,4 +1,5 @@
-"""Sign-in: OpenID Connect through authlib, the dev login, sessions and role guards.
+"""Sign-in: OpenID Connect through authlib, sessions and role guards (the development
+sign-in by e-mail is web/dev_login.py).
 
 The cookie is Flask's signed session holding only a session token; the
 `sessions` row behind it decides whether it is still valid, so logout and
@@ -15,9 +16,9 @@ from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.flask_client import OAuth
 from flask import (
     Blueprint,
+    Flask,
     abort,
     current_app,
-    jsonify,
     redirect,
     render_template,
     request,
@@ -31,7 +32,9 @@ from models import users
 from models.errors import Forbidden, SignInFailed
 from models.settings import get_settings
 from models.verifications import VerificationStore
+from tasks.billing import create_payment_customer
 from web.errors import error_response, wants_json
+from workers.sending import OnFailure, enqueue
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,7 @@ def unauthorized():
     return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
 
 
-def init_app(app):
+def init_app(app: Flask) -> None:
     settings = get_settings()
     login_manager.init_app(app)
     login_manager.session_protection = None  # the server-side session row is the authority
@@ -67,8 +70,6 @@ def init_app(app):
             client_kwargs={"scope": "openid email profile"},
         )
     app.register_blueprint(bp)
-    if settings.dev_login and not settings.is_production:
-        app.add_url_rule("/auth/dev-login", view_func=dev_login, methods=["POST"])
 
 
 def _oidc():
@@ -106,14 +107,10 @@ def start_session(user) -> None:
     session.permanent = True
     login_user(user)
     if not user.payment_customer_id:
-        from tasks.billing import create_payment_customer
-
-        # Created at sign-up; a second message for the same user changes nothing, and
-        # if the queue is down the subscription checkout creates it instead.
-        try:
-            create_payment_customer.send(user.id)
-        except Exception:
-            log.exception("could not enqueue the payment customer of %s", user.id)
+        # Created at sign-up; a second message for the same user changes nothing. LOG:
+        # with the queue down the sign-in goes on, and the subscription checkout creates
+        # the customer instead (README, Faults and recovery).
+        enqueue(create_payment_customer, on_failure=OnFailure.LOG, user_id=user.id)
 
 
 @bp.get("/login")
@@ -177,21 +174,6 @@ def logout():
     logout_user()
     session.clear()
     return redirect("/")
-
-
-def dev_login():
-    """Development and test only (never registered in production): sign in by e-mail."""
-    from web.api.operation import json_body
-    from web.api.schemas.account import DevLogin
-
-    if not request.is_json:
-        return error_response(415)
-    body = json_body(DevLogin)
-    user = users.dev_sign_in(body.email, body.name)
-    start_session(user)
-    from web.api.me import me_json
-
-    return jsonify(me_json(user))
 
 
 def require_admin_api():

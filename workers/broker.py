@@ -1,13 +1,17 @@
-"""The one broker, built from REDIS_URL and set before any actor is declared.
+"""The one broker of a process, built from REDIS_URL when the process calls `setup()`.
 
-Import this module (tasks/__init__.py does) before defining actors. Unit tests
-set QUEUE_BROKER=stub for Dramatiq's in-memory StubBroker.
+Nothing is built on import: the web app, the worker (`dramatiq tasks:setup`), the
+scheduler and the CLI each call `tasks.setup()`, which calls `setup()` here. Actors are
+declared without a broker (workers/actors.py) and join it then. Unit tests set
+QUEUE_BROKER=stub for Dramatiq's in-memory StubBroker.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import dramatiq
 from dramatiq.brokers import redis as dramatiq_redis
@@ -17,7 +21,9 @@ from dramatiq.middleware import default_middleware
 from dramatiq.middleware.retries import Retries
 
 from models import redis_client
-from models.settings import get_settings
+from models.settings import Settings, get_settings
+from workers import actors
+from workers.actors import BrokerNotSetUp
 from workers.middleware import DatabaseConnection, OutboxAck, WorkerTimeouts
 
 # Transient failures (a locked database, an unreachable provider) clear within
@@ -46,7 +52,9 @@ class RedisBroker(dramatiq_redis.RedisBroker):
     (2.x) but for the maintenance flag; tests/workers/test_redis_faults.py proves it.
     """
 
-    def __init__(self, **kwargs):
+    redis_url: str  # the URL its pool connects to (WorkerTimeouts rebuilds the pool)
+
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._maintained: dict[str, float] = {}
         self._maintenance_lock = threading.Lock()
@@ -61,11 +69,11 @@ class RedisBroker(dramatiq_redis.RedisBroker):
             self._maintained[queue_name] = now
         return 1
 
-    def _dispatch(self, command):
+    def _dispatch(self, command: str) -> Callable[..., Any]:
         dispatch = self.scripts["dispatch"]
         keys = [self.namespace]
 
-        def do_dispatch(queue_name, *args):
+        def do_dispatch(queue_name: str, *args: Any) -> Any:
             return dispatch(
                 args=[
                     command,
@@ -84,7 +92,7 @@ class RedisBroker(dramatiq_redis.RedisBroker):
         return do_dispatch
 
 
-def _middleware():
+def _middleware() -> list[dramatiq.Middleware]:
     stack = [m() for m in default_middleware if m is not Retries]
     stack.append(
         Retries(max_retries=MAX_RETRIES, min_backoff=MIN_BACKOFF_MS, max_backoff=MAX_BACKOFF_MS)
@@ -95,8 +103,11 @@ def _middleware():
     return stack
 
 
-def build_broker(redis_url: str | None = None, *, stub: bool = False) -> dramatiq.Broker:
-    settings = get_settings()
+def build_broker(
+    redis_url: str | None = None, *, stub: bool = False, settings: Settings | None = None
+) -> dramatiq.Broker:
+    """A new broker with this service's middleware (tests build Redis ones of their own)."""
+    settings = settings or get_settings()
     if stub:
         return StubBroker(middleware=_middleware())
     url = redis_url or settings.redis_url
@@ -111,5 +122,29 @@ def build_broker(redis_url: str | None = None, *, stub: bool = False) -> dramati
     return broker
 
 
-broker = build_broker(stub=get_settings().queue_broker == "stub")
-dramatiq.set_broker(broker)
+_lock = threading.Lock()
+_current: dramatiq.Broker | None = None
+
+
+def setup(settings: Settings | None = None) -> dramatiq.Broker:
+    """The process's broker: built from `settings` (default: the process's) on the first
+    call, made Dramatiq's global broker, and given every actor declared with
+    workers.actors. Later calls return that same broker: a process has one (tests
+    build many apps in one process, all on the stub broker their settings name first).
+    """
+    global _current
+    with _lock:
+        if _current is None:
+            settings = settings or get_settings()
+            broker = build_broker(stub=settings.queue_broker == "stub", settings=settings)
+            dramatiq.set_broker(broker)
+            actors.bind_all(broker)
+            _current = broker
+        return _current
+
+
+def get_broker() -> dramatiq.Broker:
+    """The broker `setup()` built; BrokerNotSetUp before (never a default one)."""
+    if _current is None:
+        raise BrokerNotSetUp("the process has not set its broker up: call tasks.setup() first")
+    return _current

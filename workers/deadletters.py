@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from dramatiq import Message
+from dramatiq.brokers.redis import RedisBroker
 
 # Options that belong to one delivery, not to the work itself.
 DELIVERY_OPTIONS = ("retries", "traceback", "redis_message_id", "eta")
@@ -24,11 +26,11 @@ class QueueStatus:
     dead: int
 
 
-def _key(broker, name):
+def _key(broker: RedisBroker, name: str) -> str:
     return f"{broker.namespace}:{name}"
 
 
-def queue_names(broker) -> list[str]:
+def queue_names(broker: RedisBroker) -> list[str]:
     """Queues the actors declare, and any queue that holds dead letters in Redis."""
     names = {q for q in broker.get_declared_queues() if not q.endswith((".DQ", ".XQ"))}
     prefix = f"{broker.namespace}:"
@@ -38,7 +40,7 @@ def queue_names(broker) -> list[str]:
     return sorted(names)
 
 
-def status(broker) -> list[QueueStatus]:
+def status(broker: RedisBroker) -> list[QueueStatus]:
     client = broker.client
     return [
         QueueStatus(
@@ -51,7 +53,7 @@ def status(broker) -> list[QueueStatus]:
     ]
 
 
-def dead_messages(broker, queue: str) -> list[tuple[str, Message]]:
+def dead_messages(broker: RedisBroker, queue: str) -> list[tuple[str, Message[Any]]]:
     """(Redis id, message) of every dead letter of `queue`, oldest first."""
     client = broker.client
     ids = client.zrange(_key(broker, f"{queue}.XQ"), 0, -1)
@@ -63,7 +65,9 @@ def dead_messages(broker, queue: str) -> list[tuple[str, Message]]:
     ]
 
 
-def requeue(broker, *, queue: str | None = None, actor: str | None = None) -> list[Message]:
+def requeue(
+    broker: RedisBroker, *, queue: str | None = None, actor: str | None = None
+) -> list[Message[Any]]:
     """Send dead letters again (retry count reset), then drop them from the dead-letter set.
 
     A crash between the two leaves a message both queued and dead; requeueing

@@ -1,11 +1,15 @@
-"""Per-message scope: a database connection opened for each message and closed after it."""
+"""Per-message scope: a database connection opened for each message and closed after it,
+the worker's longer Redis timeouts, and the outbox kept informed of each attempt."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import dramatiq
+from dramatiq.broker import MessageProxy
 
+from models import outbox, redis_client
 from models.db import db, init_db
 from models.settings import get_settings
 
@@ -16,9 +20,7 @@ class WorkerTimeouts(dramatiq.Middleware):
     """A worker process waits up to redis_client.WORKER_TIMEOUT for Redis, where a web
     request gives up after SEND_TIMEOUT: the broker's pool is replaced at boot."""
 
-    def before_worker_boot(self, broker, worker):
-        from models import redis_client
-
+    def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
         redis_client.use_worker_timeouts()
         client = getattr(broker, "client", None)
         url = getattr(broker, "redis_url", None)
@@ -29,22 +31,29 @@ class WorkerTimeouts(dramatiq.Middleware):
 
 
 class DatabaseConnection(dramatiq.Middleware):
-    def before_worker_boot(self, broker, worker):
+    def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
         init_db(get_settings().database_url)
 
-    def before_process_message(self, broker, message):
+    def before_process_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
         if db.obj is None:
             init_db(get_settings().database_url)
         db.connect(reuse_if_open=True)
 
-    def _close(self):
+    def _close(self) -> None:
         if db.obj is not None and not db.is_closed():
             db.close()
 
-    def after_process_message(self, broker, message, *, result=None, exception=None):
+    def after_process_message(
+        self,
+        broker: dramatiq.Broker,
+        message: MessageProxy,
+        *,
+        result: Any = None,
+        exception: BaseException | None = None,
+    ) -> None:
         self._close()
 
-    def after_skip_message(self, broker, message):
+    def after_skip_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
         self._close()
 
 
@@ -55,9 +64,7 @@ class OutboxAck(dramatiq.Middleware):
     connection is still open here. A failure here only makes the redrive send an
     (idempotent) message once more, which is the safe side."""
 
-    def before_process_message(self, broker, message):
-        from models import outbox
-
+    def before_process_message(self, broker: dramatiq.Broker, message: MessageProxy) -> None:
         try:
             if outbox_id := message.options.get(outbox.OPTION):
                 outbox.touch(outbox_id)
@@ -66,9 +73,14 @@ class OutboxAck(dramatiq.Middleware):
         except Exception:
             log.warning("could not touch the outbox row of %s", message.message_id, exc_info=True)
 
-    def after_process_message(self, broker, message, *, result=None, exception=None):
-        from models import outbox
-
+    def after_process_message(
+        self,
+        broker: dramatiq.Broker,
+        message: MessageProxy,
+        *,
+        result: Any = None,
+        exception: BaseException | None = None,
+    ) -> None:
         outbox_id = message.options.get(outbox.OPTION)
         if exception is None and outbox_id:
             outbox.mark_processed(outbox_id)

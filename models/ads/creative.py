@@ -41,7 +41,7 @@ def _contains(folded: str, word: str) -> bool:
     return word in folded
 
 
-def advertiser_name_problem(name, service_names: tuple[str, ...]) -> str | None:
+def advertiser_name_problem(name: object, service_names: tuple[str, ...]) -> str | None:
     """Why a display name is refused, or None when it is acceptable."""
     if not isinstance(name, str) or not name.strip():
         return "required"
@@ -62,7 +62,7 @@ def advertiser_name_problem(name, service_names: tuple[str, ...]) -> str | None:
     return None
 
 
-def redirect_url_problem(url) -> str | None:
+def redirect_url_problem(url: object) -> str | None:
     if not isinstance(url, str) or not url.strip():
         return "required"
     url = url.strip()

@@ -11,11 +11,11 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from models.ads import POSITIONS, delivery_cache, view_tokens
 from models.countries import usable_country
 from models.plans import plan_of
-from models.settings import get_settings
 from models.tables import AdReservation
 
 CACHE_SECONDS = 10
@@ -32,18 +32,9 @@ class DirectAd:
     advertiser_name: str
     image_url: str
 
-    def json(self, render_id: bytes, now: datetime | None = None) -> dict:
-        """The ad as served in one render: its click and impression URLs carry the
-        render's view token for this ad."""
-        base = get_settings().public_base_url
-        token = view_tokens.make(self.reservation_id, self.position, render_id, now)
-        return {
-            "reservationId": self.reservation_id,
-            "advertiserName": self.advertiser_name,
-            "imageUrl": self.image_url,
-            "clickUrl": f"{base}/api/ad-click/{self.reservation_id}?v={token}",
-            "impressionUrl": f"{base}/api/ad-impression/{self.reservation_id}?v={token}",
-        }
+    def view_token(self, render_id: bytes, now: datetime | None = None) -> str:
+        """This ad's view token in one render: its click and impression carry it."""
+        return view_tokens.make(self.reservation_id, self.position, render_id, now)
 
 
 @dataclass(frozen=True)
@@ -58,7 +49,10 @@ class LiveAd:
         return self.start_month <= month <= self.end_month
 
 
-_cache: dict[tuple, tuple[float, int, list[DirectAd]]] = {}
+# (cached at, delivery generation, value): the ads of a (slot, country, month), and the
+# live reservations by id.
+_cache: dict[tuple[str, str, str], tuple[float, int, list[DirectAd]]] = {}
+_live: dict[str, tuple[float, int, dict[str, LiveAd]]] = {}
 _lock = threading.Lock()
 
 
@@ -108,33 +102,30 @@ def active_reservations() -> dict[str, LiveAd]:
     now = time.monotonic()
     if generation >= 0:
         with _lock:
-            cached = _cache.get(("live",))
-        if cached and cached[1] == generation and now - cached[0] < CACHE_SECONDS:
-            return cached[2]
-    live = {
-        rid: LiveAd(redirect_url, start, end)
-        for rid, redirect_url, start, end in AdReservation.select(
-            AdReservation.id,
-            AdReservation.redirect_url,
-            AdReservation.start_month,
-            AdReservation.end_month,
-        )
-        .where(AdReservation.status == "active")
-        .tuples()
-    }
+            known = _live.get("live")
+        if known and known[1] == generation and now - known[0] < CACHE_SECONDS:
+            return known[2]
+    rows = AdReservation.select(
+        AdReservation.id,
+        AdReservation.redirect_url,
+        AdReservation.start_month,
+        AdReservation.end_month,
+    ).where(AdReservation.status == "active")
+    live = {r.id: LiveAd(r.redirect_url, r.start_month, r.end_month) for r in rows}
     if generation >= 0:
         with _lock:
-            _cache[("live",)] = (now, generation, live)
+            _live["live"] = (now, generation, live)
     return live
 
 
 def clear_process_cache() -> None:
     with _lock:
         _cache.clear()
+        _live.clear()
     delivery_cache.forget()
 
 
-def ads_enabled_for(user) -> bool:
+def ads_enabled_for(user: Any) -> bool:
     """Anonymous and free viewers see ads (direct and network); plus and pro see none."""
     if user is None or not getattr(user, "is_authenticated", False):
         return True

@@ -13,7 +13,7 @@ import secrets
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypedDict
 from urllib.parse import urlsplit
 
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -50,7 +50,7 @@ class ImageStorage(Protocol):
 
 
 class LocalImageStorage:
-    def __init__(self, folder: str):
+    def __init__(self, folder: str) -> None:
         self.folder = Path(folder)
 
     def save(self, name: str, data: bytes) -> None:
@@ -76,6 +76,13 @@ def storage() -> ImageStorage:
     return LocalImageStorage(get_settings().upload_dir)
 
 
+class Recommendation(TypedDict):
+    """A way the image differs from the recommended 1280 x 720 px, 16:9."""
+
+    code: str
+    message: str
+
+
 @dataclass(frozen=True)
 class StoredImage:
     name: str
@@ -84,10 +91,11 @@ class StoredImage:
     width: int
     height: int
     bytes: int
-    recommendations: list[dict]
+    recommendations: list[Recommendation]
 
 
-def _decode(data: bytes) -> Image.Image:
+def _decode(data: bytes) -> tuple[Image.Image, str]:
+    """The decoded image and its format, one of FORMATS."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
@@ -110,9 +118,9 @@ def _decode(data: bytes) -> Image.Image:
         # Phones write JPEGs with extra frames (depth, gain maps): keep the photo.
         image.seek(0)
         image.format = "JPEG"
-    if image.format not in FORMATS:
+    if image.format is None or image.format not in FORMATS:
         raise ValidationError(fields={"file": "must be a JPG, PNG or WebP image"})
-    return image
+    return image, image.format
 
 
 def _reencode(image: Image.Image) -> bytes:
@@ -148,8 +156,8 @@ def _reencode(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
-def recommendations(width: int, height: int) -> list[dict]:
-    notes = []
+def recommendations(width: int, height: int) -> list[Recommendation]:
+    notes: list[Recommendation] = []
     if width * 9 != height * 16:
         notes.append({"code": "aspect_ratio", "message": "16:9 is recommended."})
     if width < RECOMMENDED_SIZE[0] or height < RECOMMENDED_SIZE[1]:
@@ -162,12 +170,12 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
         raise ImageTooLarge()
     if not data:
         raise ValidationError(fields={"file": "required"})
-    image = _decode(data)
+    image, source_format = _decode(data)
     # The size people will see: after the EXIF orientation is applied.
     width, height = ImageOps.exif_transpose(image).size
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
         raise ValidationError(fields={"file": "at least 640 x 360 px"})
-    extension, _ = FORMATS[image.format]
+    extension, _ = FORMATS[source_format]
     encoded = _reencode(image)
     name = f"{secrets.token_urlsafe(24)}.{extension}"
     storage().save(name, encoded)
@@ -185,7 +193,7 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
     )
 
 
-def uploaded_image(url, user_id: str) -> AdImage | None:
+def uploaded_image(url: object, user_id: str) -> AdImage | None:
     """The upload an image URL points at, when it is one of ours and the user's."""
     if not isinstance(url, str):
         return None

@@ -1,11 +1,13 @@
-"""Inventory: which positions a slot has taken in a country over a period, the next one
-free, and the current price of a country."""
+"""Inventory: the slots, which positions a slot has taken in a country over a period,
+the next one free, and the current price of a country."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
-from models.ads import POSITIONS
+from models.ads import POSITIONS, SLOT_IDS
+from models.ads.months import add_months
 from models.payments import PaymentNotFound, Price, ad_price_id, get_provider
 from models.tables import AdReservation
 
@@ -17,7 +19,25 @@ log = logging.getLogger(__name__)
 OCCUPYING = ("pending_review", "active", "stopped")
 
 
-def get_occupied_positions(slot_id: str, country: str, start_month: str, end_month: str):
+@dataclass(frozen=True)
+class Availability:
+    """A slot in a country over some months: the positions taken in any of them, the
+    one a purchase would get (None when full), and the country's price (None: not sold)."""
+
+    occupied: list[int]
+    next_position: int | None
+    price: Price | None
+
+
+def slot_problem(slot: str) -> str | None:
+    """Why `slot` is not a slot id, or None: the one check behind every slot a request
+    names (the API's schemas and the domain alike)."""
+    return None if slot in SLOT_IDS else f"one of {', '.join(SLOT_IDS)}"
+
+
+def get_occupied_positions(
+    slot_id: str, country: str, start_month: str, end_month: str
+) -> list[int]:
     """getOccupiedPositions: positions held in any month of start..end (inclusive),
     found by overlap, since a reservation's unique key knows only its start month."""
     rows = (
@@ -38,6 +58,13 @@ def get_occupied_positions(slot_id: str, country: str, start_month: str, end_mon
 def next_position(occupied: list[int]) -> int | None:
     """The lowest position free in every month of the period; None when the slot is full."""
     return next((p for p in POSITIONS if p not in occupied), None)
+
+
+def availability(slot: str, country: str, start_month: str, months: int) -> Availability:
+    occupied = get_occupied_positions(
+        slot, country, start_month, add_months(start_month, months - 1)
+    )
+    return Availability(occupied, next_position(occupied), fetch_ad_price(country))
 
 
 def fetch_ad_price(country: str) -> Price | None:

@@ -1,6 +1,7 @@
 """Measurement of direct ads: clicks logged once per click id, impressions counted
 once per event id into one row per (reservation, UTC date, country), and only inside
-the reservation's contract period (CONTRACT 10.9)."""
+the reservation's contract period (README, Direct ads: delivery, measurement and
+reports)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import redis
 from crawleruseragents import is_crawler
 
 from models import redis_client
+from models.ads.delivery import active_reservations
 from models.ads.months import month_of
 from models.clock import iso, now_iso, utcnow
 from models.countries import usable_country
@@ -52,8 +54,6 @@ class AdState(NamedTuple):
 
 def reservation_state(reservation_id: str, now: datetime | None = None) -> AdState:
     """Live ads come from the delivery cache; only other ids are looked up."""
-    from models.ads.delivery import active_reservations
-
     month = month_of(now or utcnow())
     live = active_reservations().get(reservation_id)
     if live is not None:
@@ -114,7 +114,8 @@ def record_click(
         view_token=view_token,
         is_bot=is_bot,
     ).on_conflict_ignore()
-    return db.execute(query).rowcount == 1
+    inserted: int = db.execute(query).rowcount
+    return inserted == 1
 
 
 def record_impression(
@@ -160,4 +161,5 @@ def record_impression(
 
 def prune_impression_events(now: datetime | None = None) -> int:
     cutoff = iso((now or utcnow()) - EVENT_KEEP)
-    return AdImpressionEvent.delete().where(AdImpressionEvent.created_at < cutoff).execute()
+    pruned: int = AdImpressionEvent.delete().where(AdImpressionEvent.created_at < cutoff).execute()
+    return pruned

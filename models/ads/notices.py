@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from models.ads import slot_names
@@ -9,8 +10,30 @@ from models.settings import get_settings
 from models.tables import AdReservation
 
 
-def build_stop_notification_email(reservation: AdReservation, reason: str) -> dict:
-    """buildStopNotificationEmail: recipient, subject, body and a ready mailto: link."""
+@dataclass(frozen=True)
+class StopNotice:
+    """Recipient, subject and body; `created_at` once it is kept."""
+
+    to: str
+    subject: str
+    body: str
+    created_at: str | None = None
+
+    @property
+    def mailto(self) -> str:
+        """A ready mailto: link that opens the notice in the administrator's mailer."""
+        return (
+            f"mailto:{quote(self.to, safe='@')}"
+            f"?subject={quote(self.subject)}&body={quote(self.body)}"
+        )
+
+
+def build_stop_notification_email(
+    reservation: AdReservation, reason: str, reservation_page: str
+) -> StopNotice:
+    """buildStopNotificationEmail: to the profile's contact, with the reason, the
+    reservation's facts, the no-refund statement, where to ask, and the address of the
+    reservation's own page (`reservation_page`)."""
     settings = get_settings()
     slot = slot_names().get(reservation.slot_id, reservation.slot_id)
     subject = f"【{settings.service_name}】広告掲載停止のお知らせ（予約 {reservation.id}）"
@@ -34,16 +57,7 @@ def build_stop_notification_email(reservation: AdReservation, reason: str) -> di
             "利用規約に基づき、掲載停止に伴う返金はいたしません。",
             "",
             f"お問い合わせ: {settings.support_email}（件名に予約IDを記載してください）",
-            f"{settings.public_base_url}/ads/{reservation.id}",
+            reservation_page,
         ]
     )
-    return notice_json(reservation.contact_email, subject, body)
-
-
-def notice_json(to: str, subject: str, body: str, created_at: str | None = None) -> dict:
-    """A notice as the API shows it, with a ready mailto: link."""
-    mailto = f"mailto:{quote(to, safe='@')}?subject={quote(subject)}&body={quote(body)}"
-    notice = {"to": to, "subject": subject, "body": body, "mailto": mailto}
-    if created_at is not None:
-        notice["createdAt"] = created_at
-    return notice
+    return StopNotice(reservation.contact_email, subject, body)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 
 from models.clock import now_iso
 from models.errors import NotFound, ValidationError
@@ -37,58 +39,79 @@ REGULATED_CATEGORIES = (
 )
 INVOICE_NUMBER = re.compile(r"^T[0-9]{13}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
-FIELDS = {
-    "businessLegalName": ("business_legal_name", 200),
-    "businessAddress": ("business_address", 300),
-    "contactName": ("contact_name", 100),
-    "contactEmail": ("contact_email", 254),
-    "businessCategory": ("business_category", 40),
-    "invoiceRegistrationNumber": ("invoice_registration_number", 14),
+# Each column of a profile and its longest value.
+LIMITS = {
+    "business_legal_name": 200,
+    "business_address": 300,
+    "contact_name": 100,
+    "contact_email": 254,
+    "business_category": 40,
+    "invoice_registration_number": 14,
 }
 
 
-def clean_profile(data, *, partial=False, prefix="") -> tuple[dict, dict]:
-    """(column values, field errors) of a profile body in camelCase. With `partial`,
-    absent fields are left out instead of required."""
-    if not isinstance(data, dict):
-        return {}, {prefix.rstrip(".") or "profile": "must be an object"}
-    values, errors = {}, {}
-    for field, (column, limit) in FIELDS.items():
-        if field not in data:
-            if not partial and field != "invoiceRegistrationNumber":
-                errors[prefix + field] = "required"
-            continue
-        raw = data[field]
-        if field == "invoiceRegistrationNumber" and raw in (None, ""):
-            values[column] = None
-            continue
-        if not isinstance(raw, str) or not raw.strip():
-            errors[prefix + field] = "required"
-            continue
-        value = raw.strip()
-        if len(value) > limit:
-            errors[prefix + field] = f"at most {limit} characters"
-        elif field == "contactEmail" and not EMAIL.match(value):
-            errors[prefix + field] = "not an e-mail address"
-        elif field == "businessCategory" and value not in BUSINESS_CATEGORIES:
-            errors[prefix + field] = "one of the 15 business categories"
-        elif field == "invoiceRegistrationNumber" and not INVOICE_NUMBER.match(value):
-            errors[prefix + field] = "T followed by 13 digits"
-        else:
-            values[column] = value
-    return values, errors
+@dataclass(frozen=True)
+class ProfileFields:
+    """A whole profile as the advertiser gave it; None or "" for no invoice number."""
+
+    business_legal_name: str
+    business_address: str
+    contact_name: str
+    contact_email: str
+    business_category: str
+    invoice_registration_number: str | None = None
 
 
-def create_profile(user_id: str, data) -> AdvertiserProfile:
-    values, errors = clean_profile(data)
-    if errors:
-        raise ValidationError(fields=errors)
-    return AdvertiserProfile.create(id=str(uuid.uuid4()), user=user_id, **values)
+def is_regulated(category: str) -> bool:
+    return category in REGULATED_CATEGORIES
 
 
-def own_profile(user_id: str, profile_id) -> AdvertiserProfile:
+def _problem(column: str, value: str | None) -> str | None:
+    if column == "invoice_registration_number" and value in (None, ""):
+        return None
+    if value is None or not value.strip():
+        return "required"
+    value = value.strip()
+    if len(value) > LIMITS[column]:
+        return f"at most {LIMITS[column]} characters"
+    if column == "contact_email" and not EMAIL.match(value):
+        return "not an e-mail address"
+    if column == "business_category" and value not in BUSINESS_CATEGORIES:
+        return "one of the 15 business categories"
+    if column == "invoice_registration_number" and not INVOICE_NUMBER.match(value):
+        return "T followed by 13 digits"
+    return None
+
+
+def profile_problems(values: Mapping[str, str | None], prefix: str = "") -> dict[str, str]:
+    """Why each of the given columns is refused (README, Direct ads: purchase and review),
+    keyed by `prefix` and the column's name."""
+    found = {column: _problem(column, value) for column, value in values.items()}
+    return {prefix + column: problem for column, problem in found.items() if problem}
+
+
+def _stored(values: Mapping[str, str | None]) -> dict[str, str | None]:
+    """Values as kept: stripped, and an empty invoice number is none."""
+    return {column: (value or "").strip() or None for column, value in values.items()}
+
+
+def new_profile_values(fields: ProfileFields) -> dict[str, str | None]:
+    """The columns of a new profile, once checked (the caller raises the problems)."""
+    return _stored(asdict(fields))
+
+
+def create_profile(user_id: str, fields: ProfileFields) -> AdvertiserProfile:
+    problems = profile_problems(asdict(fields))
+    if problems:
+        raise ValidationError(fields=problems)
+    return AdvertiserProfile.create(
+        id=str(uuid.uuid4()), user=user_id, **new_profile_values(fields)
+    )
+
+
+def own_profile(user_id: str, profile_id: str | None) -> AdvertiserProfile:
     profile = None
-    if isinstance(profile_id, str):
+    if profile_id is not None:
         profile = AdvertiserProfile.get_or_none(
             (AdvertiserProfile.id == profile_id) & (AdvertiserProfile.user == user_id)
         )
@@ -97,14 +120,18 @@ def own_profile(user_id: str, profile_id) -> AdvertiserProfile:
     return profile
 
 
-def update_profile(user_id: str, profile_id: str, data) -> AdvertiserProfile:
-    """Edit this row only: reservations keep the snapshot they were made with."""
+def update_profile(
+    user_id: str, profile_id: str, changes: Mapping[str, str | None]
+) -> AdvertiserProfile:
+    """Change the given columns of this row only (None clears the invoice number):
+    reservations keep the snapshot they were made with."""
     profile = own_profile(user_id, profile_id)
-    values, errors = clean_profile(data, partial=True)
-    if errors:
-        raise ValidationError(fields=errors)
+    values = {column: changes[column] for column in LIMITS if column in changes}
+    problems = profile_problems(values)
+    if problems:
+        raise ValidationError(fields=problems)
     if values:
-        AdvertiserProfile.update(**values, updated_at=now_iso()).where(
+        AdvertiserProfile.update(**_stored(values), updated_at=now_iso()).where(
             AdvertiserProfile.id == profile.id
         ).execute()
     return AdvertiserProfile.get_by_id(profile.id)
@@ -116,18 +143,3 @@ def list_profiles(user_id: str) -> list[AdvertiserProfile]:
         .where(AdvertiserProfile.user == user_id)
         .order_by(AdvertiserProfile.created_at)
     )
-
-
-def profile_json(profile: AdvertiserProfile) -> dict:
-    return {
-        "id": profile.id,
-        "businessLegalName": profile.business_legal_name,
-        "businessAddress": profile.business_address,
-        "contactName": profile.contact_name,
-        "contactEmail": profile.contact_email,
-        "businessCategory": profile.business_category,
-        "invoiceRegistrationNumber": profile.invoice_registration_number,
-        "regulated": profile.business_category in REGULATED_CATEGORIES,
-        "createdAt": profile.created_at,
-        "updatedAt": profile.updated_at,
-    }

@@ -4,19 +4,21 @@ administrators' report over a date range (spec, Reporting)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from peewee import SQL, Case, fn
 
-from models.ads.admin import ctr, measured, measurements
-from models.ads.checkout import checkouts_of, payment_json
-from models.ads.months import first_day, last_day
-from models.ads.reservations import placement_json
+from models.ads.admin import Figures, measurements, tuples_of
+from models.ads.checkout import PaymentState, checkouts_of, payment_state
+from models.ads.months import first_day, last_day, month_of_day
 from models.clock import utcnow
 from models.errors import NotFound, ValidationError
 from models.tables import AdClickLog, AdImpressionDaily, AdReservation
 
 DEFAULT_RANGE_DAYS = 30
+# (reservation id, YYYY-MM-DD) -> a count
+Daily = dict[tuple[str, str], int]
 
 
 def _today(now: datetime | None) -> date:
@@ -31,21 +33,64 @@ def days_left(reservation: AdReservation, today: date) -> tuple[int, bool]:
     return (end - today).days + 1, False
 
 
-def _summary(reservation: AdReservation, counts, today: date, payment: dict) -> dict:
-    impressions, clicks = counts
+@dataclass(frozen=True)
+class DailyFigures:
+    date: str
+    impressions: int
+    clicks: int
+
+
+@dataclass(frozen=True)
+class OwnReservation:
+    """An advertiser's reservation with its figures over its contract period, the days
+    left, and where its payment stands."""
+
+    reservation: AdReservation
+    figures: Figures
+    days_left: int
+    ended: bool
+    payment: PaymentState
+
+
+@dataclass(frozen=True)
+class OwnReservationDetail(OwnReservation):
+    daily: list[DailyFigures]
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    reservation: AdReservation
+    figures: Figures
+    unverified_clicks: int
+    bot_clicks: int
+
+
+@dataclass(frozen=True)
+class ReportTotals:
+    figures: Figures
+    unverified_clicks: int
+    bot_clicks: int
+
+
+@dataclass(frozen=True)
+class Report:
+    start: date
+    end: date
+    rows: list[ReportRow]
+    totals: ReportTotals
+    daily_trend: list[DailyFigures]
+
+
+def _own(
+    reservation: AdReservation, figures: Figures, today: date, payment: PaymentState
+) -> OwnReservation:
     left, ended = days_left(reservation, today)
-    return {
-        **placement_json(reservation),
-        "daysLeft": left,
-        "ended": ended,
-        **payment,
-        **measured(impressions, clicks),
-    }
+    return OwnReservation(reservation, figures, left, ended, payment)
 
 
-def advertiser_reservations(user_id: str, now: datetime | None = None) -> list[dict]:
+def advertiser_reservations(user_id: str, now: datetime | None = None) -> list[OwnReservation]:
     """Own reservations, newest first, each with its figures and where its payment
-    stands (an open checkout can be paid until checkoutExpiresAt)."""
+    stands (an open checkout can be paid until its expiry)."""
     now = now or utcnow()
     rows = list(
         AdReservation.select()
@@ -57,7 +102,7 @@ def advertiser_reservations(user_id: str, now: datetime | None = None) -> list[d
     checkouts = checkouts_of(ids)
     today = _today(now)
     return [
-        _summary(row, counts[row.id], today, payment_json(row, checkouts.get(row.id), now))
+        _own(row, counts[row.id], today, payment_state(row, checkouts.get(row.id), now))
         for row in rows
     ]
 
@@ -66,7 +111,7 @@ def _day_keys(start: date, end: date) -> list[str]:
     return [(start + timedelta(days=n)).isoformat() for n in range((end - start).days + 1)]
 
 
-def _daily_impressions(reservation_ids, start: str, end: str):
+def _daily_impressions(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
     """(reservation id, date) -> impressions, for dates start..end (YYYY-MM-DD)."""
     query = (
         AdImpressionDaily.select(
@@ -79,10 +124,10 @@ def _daily_impressions(reservation_ids, start: str, end: str):
     )
     if reservation_ids is not None:
         query = query.where(AdImpressionDaily.ad_reservation.in_(reservation_ids))
-    return {(rid, day): int(total) for rid, day, total in query.tuples()}
+    return {(rid, day): int(total) for rid, day, total in tuples_of(query)}
 
 
-def _daily_logged_clicks(reservation_ids, start: str, end: str):
+def _daily_logged_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
     """(reservation id, date) -> logged clicks, bots included, with created_at from start
     00:00:00.000 to end 23:59:59.999 UTC."""
     day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
@@ -97,10 +142,12 @@ def _daily_logged_clicks(reservation_ids, start: str, end: str):
     )
     if reservation_ids is not None:
         query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
-    return {(rid, when): int(total) for rid, when, total in query.tuples()}
+    return {(rid, when): int(total) for rid, when, total in tuples_of(query)}
 
 
-def _daily_bot_clicks(reservation_ids, start: str, end: str):
+def _daily_bot_clicks(
+    reservation_ids: list[str] | None, start: str, end: str
+) -> dict[tuple[str, str], tuple[int, int]]:
     """(reservation id, date) -> (bot clicks, of which without a genuine view token), over
     the same range. Bot clicks stay in the log but out of every figure: they are counted
     here and subtracted, so the human counts stay on the covering (reservation,
@@ -120,15 +167,16 @@ def _daily_bot_clicks(reservation_ids, start: str, end: str):
     if reservation_ids is not None:
         query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
     return {
-        (rid, when): (int(total), int(without or 0)) for rid, when, total, without in query.tuples()
+        (rid, when): (int(total), int(without or 0))
+        for rid, when, total, without in tuples_of(query)
     }
 
 
-def _without_bots(logged: dict, bots: dict) -> dict:
+def _without_bots(logged: Daily, bots: dict[tuple[str, str], tuple[int, int]]) -> Daily:
     return {key: count - bots.get(key, (0, 0))[0] for key, count in logged.items()}
 
 
-def _daily_clicks(reservation_ids, start: str, end: str):
+def _daily_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
     """(reservation id, date) -> clicks, bots left out, with created_at from start
     00:00:00.000 to end 23:59:59.999 UTC."""
     # Bots first: a click logged between the two queries can then only add, never make a
@@ -137,7 +185,7 @@ def _daily_clicks(reservation_ids, start: str, end: str):
     return _without_bots(_daily_logged_clicks(reservation_ids, start, end), bots)
 
 
-def _unverified_clicks(reservation_ids, start: str, end: str) -> dict[str, int]:
+def _unverified_clicks(reservation_ids: list[str], start: str, end: str) -> dict[str, int]:
     """reservation id -> logged clicks in the range, bots included, whose URL carried no
     genuine view token (not from an ad this service rendered: a copied link, a bot, a
     forgery)."""
@@ -151,12 +199,14 @@ def _unverified_clicks(reservation_ids, start: str, end: str) -> dict[str, int]:
         )
         .group_by(AdClickLog.ad_reservation)
     )
-    return {rid: int(total) for rid, total in query.tuples()}
+    return {rid: int(total) for rid, total in tuples_of(query)}
 
 
-def advertiser_reservation(user_id: str, reservation_id: str, now: datetime | None = None):
+def advertiser_reservation(
+    user_id: str, reservation_id: str, now: datetime | None = None
+) -> OwnReservationDetail:
     """One own reservation with a daily series over its whole period (first day of the
-    start month to the last day of the end month) and a preview; others' are 404."""
+    start month to the last day of the end month); others' are 404."""
     reservation = AdReservation.get_or_none(
         (AdReservation.id == reservation_id) & (AdReservation.user == user_id)
     )
@@ -167,121 +217,122 @@ def advertiser_reservation(user_id: str, reservation_id: str, now: datetime | No
     impressions = _daily_impressions([reservation.id], days[0], days[-1])
     clicks = _daily_clicks([reservation.id], days[0], days[-1])
     daily = [
-        {
-            "date": day,
-            "impressions": impressions.get((reservation.id, day), 0),
-            "clicks": clicks.get((reservation.id, day), 0),
-        }
+        DailyFigures(
+            day,
+            impressions.get((reservation.id, day), 0),
+            clicks.get((reservation.id, day), 0),
+        )
         for day in days
     ]
-    counts = measurements([reservation.id])[reservation.id]
     now = now or utcnow()
     checkout = checkouts_of([reservation.id]).get(reservation.id)
-    return {
-        **_summary(reservation, counts, _today(now), payment_json(reservation, checkout, now)),
-        "daily": daily,
-        "preview": {
-            "imageUrl": reservation.image_url,
-            "advertiserName": reservation.advertiser_name,
-            "redirectUrl": reservation.redirect_url,
-        },
-    }
+    summary = _own(
+        reservation,
+        measurements([reservation.id])[reservation.id],
+        _today(now),
+        payment_state(reservation, checkout, now),
+    )
+    return OwnReservationDetail(**vars(summary), daily=daily)
 
 
-def parse_range(start_text, end_text, now: datetime | None = None) -> tuple[date, date]:
-    """The report's range; default the past 30 days including today."""
+def _day(text: str | None, default: date) -> date | None:
+    """A YYYY-MM-DD date, the default when absent, None when it is no date."""
+    if text in (None, ""):
+        return default
+    try:
+        return date.fromisoformat(text) if len(text) == 10 else None
+    except ValueError:
+        return None
+
+
+def parse_range(
+    start_text: str | None, end_text: str | None, now: datetime | None = None
+) -> tuple[date, date]:
+    """The report's range; default the past 30 days including today, at most two years."""
     today = _today(now)
-    errors = {}
-
-    def parse(text, default):
-        if text in (None, ""):
-            return default
-        try:
-            return date.fromisoformat(text) if len(text) == 10 else None
-        except ValueError:
-            return None
-
-    start = parse(start_text, today - timedelta(days=DEFAULT_RANGE_DAYS - 1))
-    end = parse(end_text, today)
-    if start is None:
-        errors["startDate"] = "a date as YYYY-MM-DD"
-    if end is None:
-        errors["endDate"] = "a date as YYYY-MM-DD"
-    if not errors and start > end:
-        errors["startDate"] = "must not be after endDate"
-    if not errors and (end - start).days > 366 * 2:
-        errors["endDate"] = "the range may span at most two years"
-    if errors:
-        raise ValidationError(fields=errors)
+    start = _day(start_text, today - timedelta(days=DEFAULT_RANGE_DAYS - 1))
+    end = _day(end_text, today)
+    if start is None or end is None:
+        missing = {"start_date": start, "end_date": end}
+        raise ValidationError(
+            fields={name: "a date as YYYY-MM-DD" for name, day in missing.items() if day is None}
+        )
+    if start > end:
+        raise ValidationError(fields={"start_date": "must not be after endDate"})
+    if (end - start).days > 366 * 2:
+        raise ValidationError(fields={"end_date": "the range may span at most two years"})
     return start, end
 
 
-def admin_report(start: date, end: date) -> dict:
-    """Spec, Reporting item 4: (a) every reservation, any status, whose months overlap
-    the range's months; (b) impressions with date in range; (c) clicks from the start
-    date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
-    (e) a daily trend, ascending, of dates with any impression or click. Bot clicks are
-    left out of (c), of CTR and of the trend, and shown apart as botClicks. Each row and
-    the totals also carry unverifiedClicks: those of (c) without a genuine view token."""
-    first_month, last_month = month_of_date(start), month_of_date(end)
-    reservations = list(
+def _overlapping(start: date, end: date) -> list[AdReservation]:
+    """Every reservation, any status, whose months overlap the range's months."""
+    first_month, last_month = month_of_day(start), month_of_day(end)
+    return list(
         AdReservation.select()
         .where((AdReservation.start_month <= last_month) & (AdReservation.end_month >= first_month))
         .order_by(AdReservation.start_month, AdReservation.slot, AdReservation.position)
     )
+
+
+def _sums(daily: Daily, part: int) -> dict[str, int]:
+    """Counts keyed (reservation id, date), summed by one part of the key."""
+    sums: dict[str, int] = defaultdict(int)
+    for key, count in daily.items():
+        sums[key[part]] += count
+    return sums
+
+
+def _apart(
+    ids: list[str], start: str, end: str, bots: dict[tuple[str, str], tuple[int, int]]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Per reservation: its clicks without a genuine view token, bots left out, and its
+    bot clicks."""
+    unverified = _unverified_clicks(ids, start, end) if ids else {}
+    bot_clicks: dict[str, int] = defaultdict(int)
+    for (rid, _day), (count, tokenless) in bots.items():
+        bot_clicks[rid] += count
+        # A bot's click without a token is no longer one of (c).
+        unverified[rid] = unverified.get(rid, 0) - tokenless
+    return unverified, bot_clicks
+
+
+def _trend(impressions: dict[str, int], clicks: dict[str, int]) -> list[DailyFigures]:
+    """Dates with any impression or click, ascending."""
+    days = sorted(set(impressions) | set(clicks))
+    figures = [DailyFigures(day, impressions.get(day, 0), clicks.get(day, 0)) for day in days]
+    return [f for f in figures if f.impressions or f.clicks]
+
+
+def admin_report(start: date, end: date) -> Report:
+    """Spec, Reporting item 4: (a) every reservation, any status, whose months overlap
+    the range's months; (b) impressions with date in range; (c) clicks from the start
+    date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
+    (e) a daily trend, ascending, of dates with any impression or click. Bot clicks are
+    left out of (c), of CTR and of the trend, and shown apart. Each row and the totals
+    also carry the unverified clicks: those of (c) without a genuine view token."""
+    reservations = _overlapping(start, end)
     ids = [r.id for r in reservations]
     day_from, day_to = start.isoformat(), end.isoformat()
     impressions = _daily_impressions(ids, day_from, day_to) if ids else {}
     # Bots first, as in _daily_clicks.
     bots = _daily_bot_clicks(ids, day_from, day_to) if ids else {}
     clicks = _without_bots(_daily_logged_clicks(ids, day_from, day_to) if ids else {}, bots)
-    unverified = _unverified_clicks(ids, day_from, day_to) if ids else {}
-    bot_clicks: dict[str, int] = defaultdict(int)
-    for (rid, _day), (count, tokenless) in bots.items():
-        bot_clicks[rid] += count
-        # A bot's click without a token is no longer one of (c).
-        unverified[rid] = unverified.get(rid, 0) - tokenless
-    per_reservation: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    per_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for (rid, day), count in impressions.items():
-        per_reservation[rid][0] += count
-        per_day[day][0] += count
-    for (rid, day), count in clicks.items():
-        per_reservation[rid][1] += count
-        per_day[day][1] += count
-    rows = []
-    for r in reservations:
-        imp, clk = per_reservation[r.id]
-        rows.append(
-            {
-                **placement_json(r),
-                "advertiserName": r.advertiser_name,
-                **measured(imp, clk),
-                "unverifiedClicks": unverified.get(r.id, 0),
-                "botClicks": bot_clicks[r.id],
-            }
+    unverified, bot_clicks = _apart(ids, day_from, day_to, bots)
+    seen, clicked = _sums(impressions, 0), _sums(clicks, 0)
+    rows = [
+        ReportRow(
+            r,
+            Figures(seen.get(r.id, 0), clicked.get(r.id, 0)),
+            unverified.get(r.id, 0),
+            bot_clicks.get(r.id, 0),
         )
-    total_impressions = sum(row["impressions"] for row in rows)
-    total_clicks = sum(row["clicks"] for row in rows)
-    trend = [
-        {"date": day, "impressions": counts[0], "clicks": counts[1]}
-        for day, counts in sorted(per_day.items())
-        if counts[0] or counts[1]
+        for r in reservations
     ]
-    return {
-        "startDate": day_from,
-        "endDate": day_to,
-        "reservations": rows,
-        "totals": {
-            "impressions": total_impressions,
-            "clicks": total_clicks,
-            "ctr": ctr(total_impressions, total_clicks),
-            "unverifiedClicks": sum(row["unverifiedClicks"] for row in rows),
-            "botClicks": sum(row["botClicks"] for row in rows),
-        },
-        "dailyTrend": trend,
-    }
-
-
-def month_of_date(day: date) -> str:
-    return f"{day.year:04d}-{day.month:02d}"
+    totals = ReportTotals(
+        Figures(
+            sum(row.figures.impressions for row in rows), sum(row.figures.clicks for row in rows)
+        ),
+        sum(row.unverified_clicks for row in rows),
+        sum(row.bot_clicks for row in rows),
+    )
+    return Report(start, end, rows, totals, _trend(_sums(impressions, 1), _sums(clicks, 1)))

@@ -1,25 +1,36 @@
-"""Reservations: purchase (validation, position assignment under a lock, checkout),
-review (approve, stop), and the scheduled hold release and expiry."""
+"""Reservations: purchase (the order held to the rules, position assignment under a
+lock, checkout), review (approve, stop), and the scheduled hold release and expiry."""
 
 from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
+from typing import NamedTuple, Protocol
 
 from peewee import JOIN, Case, IntegrityError
 
-from models.ads import MAX_MONTHS, SLOT_IDS
-from models.ads.checkout import close_checkout, record_payment
+from models.ads import MAX_MONTHS, delivery_cache
+from models.ads.checkout import close_checkout, mark_paid
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.images import uploaded_image
-from models.ads.inventory import fetch_ad_price, get_occupied_positions, next_position
-from models.ads.months import add_months, is_month, month_of
-from models.ads.notices import build_stop_notification_email, notice_json
-from models.ads.profiles import clean_profile, own_profile
+from models.ads.inventory import (
+    fetch_ad_price,
+    get_occupied_positions,
+    next_position,
+    slot_problem,
+)
+from models.ads.months import add_months, month_of, month_problem
+from models.ads.notices import StopNotice, build_stop_notification_email
+from models.ads.profiles import (
+    ProfileFields,
+    new_profile_values,
+    own_profile,
+    profile_problems,
+)
 from models.clock import iso, now_iso, utcnow
-from models.countries import usable_country
+from models.countries import country_problem
 from models.db import db, is_postgres, write_transaction
 from models.errors import Conflict, DomainError, NotFound, ValidationError
 from models.payments import LineItem, PaymentError, get_provider
@@ -43,6 +54,7 @@ SNAPSHOT = (
     "invoice_registration_number",
 )
 MAX_YEARS_AHEAD = 5
+MAX_REASON_LENGTH = 2000
 
 
 class SlotFull(DomainError):
@@ -61,81 +73,110 @@ class InvalidStatus(Conflict):
     message = "The reservation's status does not allow this."
 
 
+class AdPages(Protocol):
+    """The site's pages that a reservation's checkout and stop notice point to: web/
+    builds their addresses, the domain passes them on."""
+
+    def reservation(self, reservation_id: str) -> str:
+        """The advertiser's own page of the reservation."""
+        ...
+
+    def paid(self, reservation_id: str) -> str:
+        """Where the checkout sends the buyer back once paid."""
+        ...
+
+    def cancelled(self, reservation_id: str) -> str:
+        """Where the checkout sends the buyer back when they cancel."""
+        ...
+
+
 @dataclass(frozen=True)
 class Order:
-    """A validated purchase."""
+    """A purchase as the advertiser asked for it; `reserve` holds it to the rules.
+    `country` is an upper-case code; `profile` is a new profile to make with the
+    reservation, in place of `profile_id`."""
 
     slot: str
     country: str
     start_month: str
-    end_month: str
     months: int
     advertiser_name: str
     image_url: str
     redirect_url: str
-    profile_id: str | None
-    new_profile: dict | None
+    consent: bool
+    profile_id: str | None = None
+    profile: ProfileFields | None = None
+
+    @property
+    def end_month(self) -> str:
+        return add_months(self.start_month, self.months - 1)
 
 
-def _clean_order(user_id: str, body: dict, now: datetime) -> Order:
-    errors: dict[str, str] = {}
-    slot = body.get("slot")
-    if slot not in SLOT_IDS:
-        errors["slot"] = f"one of {', '.join(SLOT_IDS)}"
-    country = usable_country(body.get("country")) if isinstance(body.get("country"), str) else None
-    if country is None:
-        errors["country"] = "an ISO 3166-1 alpha-2 country code"
-    elif fetch_ad_price(country) is None:
-        errors["country"] = "direct ads are not sold in this country"
-    months = body.get("months")
-    if isinstance(months, bool) or not isinstance(months, int) or not 1 <= months <= MAX_MONTHS:
-        errors["months"] = f"a whole number from 1 to {MAX_MONTHS}"
-    start = body.get("startMonth")
+class Placed(NamedTuple):
+    """A new reservation and the address of its checkout."""
+
+    reservation: AdReservation
+    checkout_url: str
+
+
+def _country_problem(country: str) -> str | None:
+    problem = country_problem(country)
+    if problem is None and fetch_ad_price(country) is None:
+        return "direct ads are not sold in this country"
+    return problem
+
+
+def _months_problem(months: int) -> str | None:
+    return None if 1 <= months <= MAX_MONTHS else f"a whole number from 1 to {MAX_MONTHS}"
+
+
+def _start_problem(start: str, now: datetime) -> str | None:
+    problem = month_problem(start)
+    if problem:
+        return problem
     next_month = add_months(month_of(now), 1)
-    if not is_month(start):
-        errors["startMonth"] = "a month as YYYY-MM"
-    elif start < next_month:
-        errors["startMonth"] = f"no earlier than next month ({next_month})"
-    elif start > add_months(next_month, MAX_YEARS_AHEAD * 12):
-        errors["startMonth"] = f"within {MAX_YEARS_AHEAD} years"
-    name_problem = advertiser_name_problem(
-        body.get("advertiserName"), (get_settings().service_name,)
-    )
-    if name_problem:
-        errors["advertiserName"] = name_problem
-    url_problem = redirect_url_problem(body.get("redirectUrl"))
-    if url_problem:
-        errors["redirectUrl"] = url_problem
-    if uploaded_image(body.get("imageUrl"), user_id) is None:
-        errors["imageUrl"] = "must be an image you uploaded to this service"
-    if body.get("consent") is not True:
-        errors["consent"] = "you must confirm that the ad follows the terms"
-    profile_id, new_profile = body.get("profileId"), None
-    if "profile" in body and body["profile"] is not None:
-        new_profile, profile_errors = clean_profile(body["profile"], prefix="profile.")
-        errors.update(profile_errors)
-    elif profile_id is None:
-        errors["profileId"] = "choose an advertiser profile or send a new one"
-    elif (
-        not AdvertiserProfile.select()
-        .where((AdvertiserProfile.id == profile_id) & (AdvertiserProfile.user == user_id))
+    if start < next_month:
+        return f"no earlier than next month ({next_month})"
+    if start > add_months(next_month, MAX_YEARS_AHEAD * 12):
+        return f"within {MAX_YEARS_AHEAD} years"
+    return None
+
+
+def _image_problem(image_url: str, user_id: str) -> str | None:
+    if uploaded_image(image_url, user_id) is None:
+        return "must be an image you uploaded to this service"
+    return None
+
+
+def _profile_problems(user_id: str, order: Order) -> dict[str, str]:
+    if order.profile is not None:
+        return profile_problems(asdict(order.profile), prefix="profile.")
+    if order.profile_id is None:
+        return {"profile_id": "choose an advertiser profile or send a new one"}
+    owned = (
+        AdvertiserProfile.select()
+        .where((AdvertiserProfile.id == order.profile_id) & (AdvertiserProfile.user == user_id))
         .exists()
-    ):
-        errors["profileId"] = "not one of your advertiser profiles"
-    if errors:
-        raise ValidationError(fields=errors)
-    return Order(
-        slot=slot,
-        country=country,
-        start_month=start,
-        end_month=add_months(start, months - 1),
-        months=months,
-        advertiser_name=body["advertiserName"].strip(),
-        image_url=body["imageUrl"].strip(),
-        redirect_url=body["redirectUrl"].strip(),
-        profile_id=None if new_profile else profile_id,
-        new_profile=new_profile,
     )
+    return {} if owned else {"profile_id": "not one of your advertiser profiles"}
+
+
+def order_problems(user_id: str, order: Order, now: datetime) -> dict[str, str]:
+    """Every rule of a purchase that the order breaks (README, Direct ads: purchase and
+    review), keyed by the order's field names."""
+    service = (get_settings().service_name,)
+    found = {
+        "slot": slot_problem(order.slot),
+        "country": _country_problem(order.country),
+        "months": _months_problem(order.months),
+        "start_month": _start_problem(order.start_month, now),
+        "advertiser_name": advertiser_name_problem(order.advertiser_name, service),
+        "redirect_url": redirect_url_problem(order.redirect_url),
+        "image_url": _image_problem(order.image_url, user_id),
+        "consent": None if order.consent else "you must confirm that the ad follows the terms",
+    }
+    problems = {field: problem for field, problem in found.items() if problem}
+    return {**problems, **_profile_problems(user_id, order)}
 
 
 def _lock_inventory(slot: str, country: str) -> None:
@@ -148,14 +189,17 @@ def _lock_inventory(slot: str, country: str) -> None:
         ).for_update().get()
 
 
+def _profile_for(user_id: str, order: Order) -> AdvertiserProfile:
+    if order.profile is not None:
+        return AdvertiserProfile.create(
+            id=str(uuid.uuid4()), user=user_id, **new_profile_values(order.profile)
+        )
+    return own_profile(user_id, order.profile_id)
+
+
 def _place(user_id: str, order: Order) -> AdReservation:
     with write_transaction():
-        if order.new_profile:
-            profile = AdvertiserProfile.create(
-                id=str(uuid.uuid4()), user=user_id, **order.new_profile
-            )
-        else:
-            profile = own_profile(user_id, order.profile_id)
+        profile = _profile_for(user_id, order)
         _lock_inventory(order.slot, order.country)
         occupied = get_occupied_positions(
             order.slot, order.country, order.start_month, order.end_month
@@ -165,7 +209,7 @@ def _place(user_id: str, order: Order) -> AdReservation:
             raise SlotFull()
         try:
             with db.atomic():
-                return AdReservation.create(
+                reservation: AdReservation = AdReservation.create(
                     id=str(uuid.uuid4()),
                     user=user_id,
                     slot=order.slot,
@@ -173,28 +217,23 @@ def _place(user_id: str, order: Order) -> AdReservation:
                     country=order.country,
                     start_month=order.start_month,
                     end_month=order.end_month,
-                    advertiser_name=order.advertiser_name,
-                    image_url=order.image_url,
-                    redirect_url=order.redirect_url,
+                    advertiser_name=order.advertiser_name.strip(),
+                    image_url=order.image_url.strip(),
+                    redirect_url=order.redirect_url.strip(),
                     advertiser_profile=profile,
                     status="pending_review",
                     payment_intent_id=None,
                     **{field: getattr(profile, field) for field in SNAPSHOT},
                 )
+                return reservation
         except IntegrityError:
             # The unique constraint is the backstop behind the lock.
             raise SlotFull() from None
 
 
-def reserve(user_id: str, body: dict, now: datetime | None = None):
-    """Place a reservation (`pending_review`, unpaid) and open its checkout: one line item
-    of the country's current price, quantity = months, expiring after the TTL.
-    Returns (reservation, checkout URL)."""
-    now = now or utcnow()
-    order = _clean_order(user_id, body, now)
-    reservation = _place(user_id, order)
-    settings = get_settings()
-    expires = now + timedelta(minutes=settings.ad_checkout_ttl_minutes)
+def _open_checkout(reservation: AdReservation, order: Order, pages: AdPages, now: datetime) -> str:
+    """The checkout's address; without one, the hold is given back before raising."""
+    expires = now + timedelta(minutes=get_settings().ad_checkout_ttl_minutes)
     price = fetch_ad_price(order.country)
     try:
         if price is None:
@@ -208,23 +247,34 @@ def reserve(user_id: str, body: dict, now: datetime | None = None):
                 "start_month": order.start_month,
                 "months": str(order.months),
             },
-            success_url=f"{settings.public_base_url}/ads/{reservation.id}?paid=1",
-            cancel_url=f"{settings.public_base_url}/ads/new?cancelled={reservation.id}",
+            success_url=pages.paid(reservation.id),
+            cancel_url=pages.cancelled(reservation.id),
             expires_at=int(expires.timestamp()),
             idempotency_key=f"ad-checkout-{reservation.id}",
         )
     except PaymentError:
-        # No checkout, no hold: give the position back before answering.
         AdReservation.delete().where(AdReservation.id == reservation.id).execute()
         raise
     AdCheckout.create(
         ad_reservation=reservation.id, checkout_session_id=session.id, expires_at=iso(expires)
     )
-    return reservation, session.url
+    return session.url or ""
+
+
+def reserve(user_id: str, order: Order, pages: AdPages, now: datetime | None = None) -> Placed:
+    """Place a reservation (`pending_review`, unpaid) and open its checkout: one line item
+    of the country's current price, quantity = months, expiring after the TTL, coming
+    back to `pages`. An order that breaks a rule is refused with every problem."""
+    now = now or utcnow()
+    problems = order_problems(user_id, order, now)
+    if problems:
+        raise ValidationError(fields=problems)
+    reservation = _place(user_id, order)
+    return Placed(reservation, _open_checkout(reservation, order, pages, now))
 
 
 def _reservation(reservation_id: str) -> AdReservation:
-    found = AdReservation.get_or_none(AdReservation.id == reservation_id)
+    found: AdReservation | None = AdReservation.get_or_none(AdReservation.id == reservation_id)
     if found is None:
         raise NotFound("No reservation has this id.")
     return found
@@ -250,19 +300,25 @@ def approve(reservation_id: str) -> AdReservation:
     return reservation
 
 
-def stop(reservation_id: str, reason) -> tuple[AdReservation, dict]:
+def _clean_reason(reason: str) -> str:
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError(fields={"reason": "required"})
+    if len(reason) > MAX_REASON_LENGTH:
+        raise ValidationError(fields={"reason": f"at most {MAX_REASON_LENGTH} characters"})
+    return reason
+
+
+def stop(reservation_id: str, reason: str, pages: AdPages) -> tuple[AdReservation, StopNotice]:
     """`pending_review` or `active` -> `stopped`, with the reason; no refund. Returns the
-    reservation and the stop notice to send, which is kept to be opened again.
+    reservation and the stop notice to send (pointing to its page in `pages`), which is
+    kept to be opened again.
 
     Rejecting an unpaid reservation also gives its position back (in the same UPDATE,
     so a payment recorded a moment before keeps it) and closes its checkout at the
     provider, so it can no longer be paid; a payment that still arrives is flagged for
-    a refund (`models.ads.checkout.record_payment`)."""
-    if not isinstance(reason, str) or not reason.strip():
-        raise ValidationError(fields={"reason": "required"})
-    reason = reason.strip()
-    if len(reason) > 2000:
-        raise ValidationError(fields={"reason": "at most 2000 characters"})
+    a refund (`models.ads.checkout.mark_paid`)."""
+    reason = _clean_reason(reason)
     now = now_iso()
     with write_transaction():
         changed = (
@@ -284,33 +340,35 @@ def stop(reservation_id: str, reason) -> tuple[AdReservation, dict]:
         reservation = _reservation(reservation_id)
         if not changed:
             raise InvalidStatus(f"A reservation that is {reservation.status} cannot be stopped.")
-        notice = build_stop_notification_email(reservation, reason)
+        notice = build_stop_notification_email(
+            reservation, reason, pages.reservation(reservation.id)
+        )
         AdStopNotice.create(
             ad_reservation=reservation.id,
-            recipient=notice["to"],
-            subject=notice["subject"],
-            body=notice["body"],
+            recipient=notice.to,
+            subject=notice.subject,
+            body=notice.body,
             created_at=now,
         )
     _delivery_changed()
     if reservation.position_released_at:
         close_checkout(reservation.id)
-    return reservation, {**notice, "createdAt": now}
+    return reservation, replace(notice, created_at=now)
 
 
-def stop_notice(reservation_id: str) -> dict:
+def stop_notice(reservation_id: str) -> StopNotice:
     """The notice made when the reservation was stopped, as it was then."""
     kept = AdStopNotice.get_or_none(AdStopNotice.ad_reservation == reservation_id)
     if kept is None:
         _reservation(reservation_id)
         raise NotFound("This reservation has no stop notice.")
-    return notice_json(kept.recipient, kept.subject, kept.body, kept.created_at)
+    return StopNotice(kept.recipient, kept.subject, kept.body, kept.created_at)
 
 
 def expire_ended(now: datetime | None = None) -> int:
     """`active` reservations whose last month is over become `expired`. Safe to rerun."""
     current = month_of(now or utcnow())
-    changed = (
+    changed: int = (
         AdReservation.update(status="expired", updated_at=now_iso())
         .where((AdReservation.status == "active") & (AdReservation.end_month < current))
         .execute()
@@ -321,7 +379,8 @@ def expire_ended(now: datetime | None = None) -> int:
 
 
 def release_unpaid_holds(now: datetime | None = None) -> list[str]:
-    """Remove reservations still unpaid after their checkout expired (CONTRACT 10.3).
+    """Remove reservations still unpaid after their checkout expired (README, Direct ads:
+    purchase and review).
 
     The provider is asked first: a checkout that was in fact paid (its event not yet
     here) fills in the payment instead, so a paid reservation is never released; one
@@ -355,7 +414,7 @@ def release_unpaid_holds(now: datetime | None = None) -> list[str]:
                 log.warning("could not read checkout of %s; next round", reservation.id)
                 continue
             if session.paid and session.payment_intent_id:
-                record_payment(reservation.id, session.payment_intent_id)
+                mark_paid(reservation.id, session.payment_intent_id)
                 continue
             if session.status == "complete":
                 log.info(
@@ -409,33 +468,4 @@ def release_hold(reservation: AdReservation, why: str) -> bool:
 
 def _delivery_changed() -> None:
     """Approve, stop and expiry change what is delivered: drop the delivery cache."""
-    from models.ads import delivery_cache
-
     delivery_cache.invalidate()
-
-
-def placement_json(reservation: AdReservation) -> dict:
-    """Which unit a reservation holds, and its status: common to every view of it."""
-    return {
-        "id": reservation.id,
-        "slot": reservation.slot_id,
-        "position": reservation.position,
-        "country": reservation.country,
-        "startMonth": reservation.start_month,
-        "endMonth": reservation.end_month,
-        "status": reservation.status,
-    }
-
-
-def reservation_json(reservation: AdReservation) -> dict:
-    return {
-        **placement_json(reservation),
-        "advertiserName": reservation.advertiser_name,
-        "imageUrl": reservation.image_url,
-        "redirectUrl": reservation.redirect_url,
-        "profileId": reservation.advertiser_profile_id,
-        "paid": reservation.payment_intent_id is not None,
-        "stoppedAt": reservation.stopped_at,
-        "stoppedReason": reservation.stopped_reason,
-        "createdAt": reservation.created_at,
-    }

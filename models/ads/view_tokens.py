@@ -1,6 +1,7 @@
 """View tokens: each ad of a render (a serve answer, a page) carries a signed, short-lived
 token binding the reservation, its position and the render, so a beacon or a click can
-prove it came from an ad this service showed (CONTRACT 10.10).
+prove it came from an ad this service showed (README, Direct ads: delivery, measurement
+and reports).
 
 A token is base64url(render id 12 bytes | position 1 byte | expiry 4 bytes | MAC 16
 bytes): 44 characters. The MAC (HMAC-SHA256, truncated) covers the reservation id too,

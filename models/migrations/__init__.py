@@ -10,9 +10,11 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
+from types import ModuleType
 
 from models.clock import now_iso
-from models.db import db, is_postgres
+from models.db import db, is_postgres, write_transaction
+from models.tables import AdSlot
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +66,11 @@ def render(sql: str, for_dialect: str) -> str:
     return sql
 
 
-def available():
-    """(version, name, module) for every migration module, in order."""
-    found = []
+def available() -> list[tuple[str, str, ModuleType]]:
+    """(version, name, module) for every migration module, in order.
+
+    A module's `statements(dialect: str) -> list[str]` gives its SQL, tokens unrendered."""
+    found: list[tuple[str, str, ModuleType]] = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("m") and info.name[1:5].isdigit():
             module = importlib.import_module(f"{__name__}.{info.name}")
@@ -74,7 +78,7 @@ def available():
     return sorted(found, key=lambda item: item[0])
 
 
-def _ensure_ledger():
+def _ensure_ledger() -> None:
     db.execute_sql(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version TEXT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -86,24 +90,20 @@ def applied_versions() -> set[str]:
     return {row[0] for row in db.execute_sql("SELECT version FROM schema_migrations")}
 
 
-def _lock():
+def _lock() -> None:
     if is_postgres():
         db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (PG_UPGRADE_LOCK,))
-
-
-def _transaction():
-    # BEGIN IMMEDIATE on SQLite: a second upgrader waits instead of racing.
-    return db.atomic("IMMEDIATE") if not is_postgres() else db.atomic()
 
 
 def upgrade() -> list[str]:
     """Apply pending migrations and seed static rows; returns the versions applied."""
     kind = dialect()
-    done = []
+    done: list[str] = []
     with db.connection_context():
         _ensure_ledger()
         for version, name, module in available():
-            with _transaction():
+            # BEGIN IMMEDIATE on SQLite: a second upgrader waits instead of racing.
+            with write_transaction():
                 _lock()
                 if version in applied_versions():
                     continue
@@ -121,11 +121,9 @@ def upgrade() -> list[str]:
     return done
 
 
-def seed():
+def seed() -> None:
     """The four ad slots; present rows are left as they are."""
-    from models.tables import AdSlot
-
-    with _transaction():
+    with write_transaction():
         AdSlot.insert_many(
             [{"id": slot_id, "display_name": name} for slot_id, name in AD_SLOTS]
         ).on_conflict_ignore().execute()

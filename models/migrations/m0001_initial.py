@@ -329,7 +329,7 @@ UNIQUE = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     extra = SQLITE_STATEMENTS if dialect == "sqlite" else POSTGRES_STATEMENTS
     uniques = [unique_constraint(dialect, *spec) for spec in UNIQUE]
     return STATEMENTS + uniques + extra

@@ -90,5 +90,5 @@ UNIQUE = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     return STATEMENTS + [unique_constraint(dialect, *spec) for spec in UNIQUE]

@@ -23,5 +23,5 @@ STATEMENTS = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     return STATEMENTS

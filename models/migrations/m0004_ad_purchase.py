@@ -34,7 +34,7 @@ STATEMENTS = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     session_unique = unique_constraint(
         dialect, "uq_ad_checkouts_session", "ad_checkouts", "checkout_session_id"
     )

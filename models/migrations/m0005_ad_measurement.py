@@ -14,5 +14,5 @@ STATEMENTS = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     return STATEMENTS

@@ -1,7 +1,7 @@
 """Nothing lost between the database and the queue: webhook events keep their payload
 until processed, and other money-bearing messages wait in an outbox until their actor
-has run (CONTRACT 10.11). Clicks keep the view token of the render they came from
-(CONTRACT 10.10)."""
+has run (README, Faults and recovery). Clicks keep the view token of the render they
+came from (README, Direct ads: delivery, measurement and reports)."""
 
 STATEMENTS = [
     "ALTER TABLE payment_events ADD COLUMN payload TEXT",
@@ -38,5 +38,5 @@ STATEMENTS = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     return STATEMENTS

@@ -1,5 +1,6 @@
-"""The local payment provider's delayed method (konbini, CONTRACT 10.3): a checkout may
-be complete and still unpaid, and a payment intent may wait for its money or lapse."""
+"""The local payment provider's delayed method (konbini; README, Direct ads: purchase and
+review): a checkout may be complete and still unpaid, and a payment intent may wait for
+its money or lapse."""
 
 STATEMENTS = [
     """
@@ -25,5 +26,5 @@ STATEMENTS = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     return STATEMENTS

@@ -32,7 +32,7 @@ STATEMENTS = [
 ]
 
 
-def statements(dialect):
+def statements(dialect: str) -> list[str]:
     # m0001 made it a named constraint on PostgreSQL, a unique index on SQLite.
     drop = (
         "DROP INDEX uniq_ad_reservations_slot_position_country_start"

@@ -1,5 +1,6 @@
-"""Payments: one provider interface (base.py), the `stripe` and `local` engines, and
-webhook verification. `get_provider()` returns the engine PAYMENT_BACKEND names."""
+"""Payments: one provider interface (base.py), the `stripe` and `local` engines, and the
+typed events their webhooks deliver (events.py). `get_provider()` returns the engine
+PAYMENT_BACKEND names."""
 
 from __future__ import annotations
 
@@ -17,9 +18,29 @@ from models.payments.base import (
     ProviderSubscription,
     WebhookSignatureInvalid,
 )
+from models.payments.events import (
+    BaseEvent,
+    CheckoutEvent,
+    CheckoutExpired,
+    CheckoutPaid,
+    CheckoutPaymentFailed,
+    CheckoutPaymentPending,
+    SubscriptionChanged,
+    SubscriptionCheckoutCompleted,
+    UnhandledEvent,
+    WebhookEvent,
+)
+from models.payments.local_engine import LocalProvider
+from models.payments.stripe_engine import StripeProvider
 from models.settings import Settings, get_settings
 
 __all__ = [
+    "BaseEvent",
+    "CheckoutEvent",
+    "CheckoutExpired",
+    "CheckoutPaid",
+    "CheckoutPaymentFailed",
+    "CheckoutPaymentPending",
     "CheckoutSession",
     "LineItem",
     "PaymentError",
@@ -31,6 +52,10 @@ __all__ = [
     "PaymentUnavailable",
     "Price",
     "ProviderSubscription",
+    "SubscriptionChanged",
+    "SubscriptionCheckoutCompleted",
+    "UnhandledEvent",
+    "WebhookEvent",
     "WebhookSignatureInvalid",
     "ad_price_id",
     "get_provider",
@@ -45,15 +70,11 @@ _cache: dict[int, PaymentProvider] = {}
 
 def build_provider(settings: Settings) -> PaymentProvider:
     if settings.payment_backend == "stripe":
-        from models.payments.stripe_engine import StripeProvider
-
         return StripeProvider(
             settings.payment_api_key or "",
             webhook_secrets=settings.payment_webhook_secrets,
             api_base=settings.payment_api_base,
         )
-    from models.payments.local_engine import LocalProvider
-
     return LocalProvider(
         public_base_url=settings.public_base_url,
         webhook_secrets=settings.payment_webhook_secrets,

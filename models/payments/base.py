@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
+
+from models.payments.events import WebhookEvent
 
 
 class PaymentError(Exception):
@@ -39,7 +41,7 @@ class Price:
     active: bool
     product: str | None = None
     recurring_interval: str | None = None
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class LineItem:
 
 
 # A checkout's payment_status when the money has arrived. A delayed method (konbini)
-# completes the checkout `unpaid` and is paid, or fails, days later (CONTRACT 10.3).
+# completes the checkout `unpaid` and is paid, or fails, days later (README, Payments).
 PAID_STATUSES = frozenset({"paid", "no_payment_required"})
 
 
@@ -63,7 +65,7 @@ class CheckoutSession:
     payment_intent_id: str | None = None
     subscription_id: str | None = None
     customer_id: str | None = None
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
     payment_status: str | None = None
 
     @property
@@ -89,7 +91,7 @@ class ProviderSubscription:
     canceled_at: int | None = None
     ended_at: int | None = None
     schedule_id: str | None = None
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class PaymentIntent:
     amount_received: int
     currency: str
     created: int  # Unix seconds, as the provider gives it
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 class PaymentProvider(Protocol):
@@ -161,4 +163,11 @@ class PaymentProvider(Protocol):
 
     def archive_price(self, price_id: str) -> Price: ...
 
-    def verify_webhook(self, payload: bytes, signature_header: str | None) -> dict: ...
+    def verify_webhook(self, payload: bytes, signature_header: str | None) -> WebhookEvent:
+        """The event a webhook delivers, in our terms (WebhookSignatureInvalid when the
+        signature is not ours, or the signed body is not an event)."""
+        ...
+
+    def read_event(self, body: Mapping[str, Any]) -> WebhookEvent:
+        """An event body verified and stored earlier (parsed JSON), in our terms."""
+        ...

@@ -13,27 +13,29 @@ lets it lapse, as a convenience store would, each with the provider's async even
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from calendar import monthrange
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from peewee import BigIntegerField, IntegerField, IntegrityError, TextField
 
-from models import outbox
 from models.clock import now_iso
 from models.db import is_postgres, write_transaction
-from models.payments import webhooks
+from models.payments import local_events, stripe_events, webhooks
 from models.payments.base import (
     PAID_STATUSES,
     CheckoutSession,
+    LineItem,
     PaymentIntent,
     PaymentNotFound,
     PaymentRejected,
     Price,
     ProviderSubscription,
 )
+from models.payments.events import WebhookEvent
+from models.payments.local_events import LocalEvent, checkout_event, new_id
 from models.tables import BaseModel
 
 # Prices that exist when the price variables are unset (amounts in yen).
@@ -61,31 +63,12 @@ DEFAULT_PRICES = {
 # Card pays at once; konbini completes the checkout unpaid and is paid (or lapses) later.
 PAYMENT_METHODS = ("card", "konbini")
 
-AD_CHECKOUT_ENDPOINT = "/api/webhooks/payment/ad-checkout"
-SUBSCRIPTION_ENDPOINT = "/api/auth/payment/webhook"
-# Which events each of this service's endpoints is registered for at the provider.
-ENDPOINT_EVENTS = {
-    AD_CHECKOUT_ENDPOINT: {
-        "checkout.session.completed",
-        "checkout.session.async_payment_succeeded",
-        "checkout.session.async_payment_failed",
-        "checkout.session.expired",
-    },
-    SUBSCRIPTION_ENDPOINT: {
-        "checkout.session.completed",
-        "checkout.session.expired",
-        "customer.subscription.created",
-        "customer.subscription.updated",
-        "customer.subscription.deleted",
-    },
-}
-
 
 class JsonField(TextField):
-    def db_value(self, value):
+    def db_value(self, value: Any) -> str:
         return json.dumps(value if value is not None else {}, ensure_ascii=False, sort_keys=True)
 
-    def python_value(self, value):
+    def python_value(self, value: str | None) -> Any:
         return json.loads(value) if value else {}
 
 
@@ -176,10 +159,6 @@ class LocalSubscription(BaseModel):
         table_name = "local_payment_subscriptions"
 
 
-def _new_id(prefix: str) -> str:
-    return f"{prefix}_local_{secrets.token_hex(12)}"
-
-
 def _one_month_later(unix: int) -> int:
     moment = datetime.fromtimestamp(unix, UTC)
     year, month = (moment.year + 1, 1) if moment.month == 12 else (moment.year, moment.month + 1)
@@ -187,48 +166,10 @@ def _one_month_later(unix: int) -> int:
     return int(moment.replace(year=year, month=month, day=day).timestamp())
 
 
-class LocalEvent:
-    """An event the provider sends, the endpoints that receive it, and the outbox rows
-    that deliver it (one per endpoint)."""
-
-    def __init__(self, event_type: str, obj: dict):
-        self.outbox_ids: list[str] = []
-        self.payload = {
-            "id": _new_id("evt"),
-            "object": "event",
-            "type": event_type,
-            "created": int(time.time()),
-            "livemode": False,
-            "api_version": "local",
-            "data": {"object": obj},
-        }
-
-    @property
-    def type(self) -> str:
-        return self.payload["type"]
-
-    @property
-    def endpoints(self) -> list[str]:
-        return [path for path, types in ENDPOINT_EVENTS.items() if self.type in types]
-
-    def body(self) -> bytes:
-        return json.dumps(self.payload, ensure_ascii=False).encode()
-
-
-def _emit(event_type: str, obj: dict) -> LocalEvent:
-    """An event to deliver, written to the outbox in the caller's transaction (the one
-    that changed what it reports), so Redis losing the delivery loses nothing; like the
-    real provider, this one keeps sending until an endpoint answers 2xx."""
-    event = LocalEvent(event_type, obj)
-    body = event.body().decode()
-    event.outbox_ids = [outbox.add("deliver_local_event", path, body) for path in event.endpoints]
-    return event
-
-
 class LocalProvider:
     name = "local"
 
-    def __init__(self, *, public_base_url: str, webhook_secrets=()):
+    def __init__(self, *, public_base_url: str, webhook_secrets: Iterable[str] = ()):
         self.public_base_url = public_base_url.rstrip("/")
         self.webhook_secrets = tuple(webhook_secrets)
 
@@ -249,7 +190,14 @@ class LocalProvider:
         return _price(self._price_row(price_id))
 
     def create_price(
-        self, *, unit_amount, currency, product_name, product_id, metadata, idempotency_key
+        self,
+        *,
+        unit_amount: int,
+        currency: str,
+        product_name: str,
+        product_id: str | None,
+        metadata: dict[str, str],
+        idempotency_key: str,
     ) -> Price:
         existing = LocalPrice.get_or_none(LocalPrice.idempotency_key == idempotency_key)
         if existing is not None:
@@ -257,10 +205,10 @@ class LocalProvider:
         if int(unit_amount) <= 0:
             raise PaymentRejected("unit_amount must be positive")
         row = LocalPrice.create(
-            id=_new_id("price"),
+            id=new_id("price"),
             unit_amount=int(unit_amount),
             currency=currency.lower(),
-            product=product_id or _new_id("prod"),
+            product=product_id or new_id("prod"),
             metadata={**metadata, "product_name": product_name},
             idempotency_key=idempotency_key,
         )
@@ -273,19 +221,19 @@ class LocalProvider:
 
     # -- customers and checkouts ------------------------------------------------------
 
-    def create_customer(self, *, email, name, user_id, idempotency_key) -> str:
+    def create_customer(self, *, email: str, name: str, user_id: str, idempotency_key: str) -> str:
         existing = LocalCustomer.get_or_none(LocalCustomer.idempotency_key == idempotency_key)
         if existing is not None:
             return existing.id
         return LocalCustomer.create(
-            id=_new_id("cus"),
+            id=new_id("cus"),
             email=email,
             name=name,
             user_id=user_id,
             idempotency_key=idempotency_key,
         ).id
 
-    def _create_session(self, *, idempotency_key, **values) -> CheckoutSession:
+    def _create_session(self, *, idempotency_key: str, **values: Any) -> CheckoutSession:
         existing = LocalCheckoutSession.get_or_none(
             LocalCheckoutSession.idempotency_key == idempotency_key
         )
@@ -303,7 +251,7 @@ class LocalProvider:
         )
         try:
             row = LocalCheckoutSession.create(
-                id=_new_id("cs"),
+                id=new_id("cs"),
                 amount_total=amount,
                 currency=prices[0].currency,
                 idempotency_key=idempotency_key,
@@ -314,7 +262,14 @@ class LocalProvider:
         return self._session(row)
 
     def create_payment_checkout(
-        self, *, line_items, metadata, success_url, cancel_url, expires_at, idempotency_key
+        self,
+        *,
+        line_items: list[LineItem],
+        metadata: dict[str, str],
+        success_url: str,
+        cancel_url: str,
+        expires_at: int,
+        idempotency_key: str,
     ) -> CheckoutSession:
         if not line_items or any(item.quantity < 1 for item in line_items):
             raise PaymentRejected("line_items need a positive quantity")
@@ -329,7 +284,14 @@ class LocalProvider:
         )
 
     def create_subscription_checkout(
-        self, *, customer_id, price_id, reference_id, success_url, cancel_url, idempotency_key
+        self,
+        *,
+        customer_id: str,
+        price_id: str,
+        reference_id: str,
+        success_url: str,
+        cancel_url: str,
+        idempotency_key: str,
     ) -> CheckoutSession:
         return self._create_session(
             idempotency_key=idempotency_key,
@@ -358,12 +320,12 @@ class LocalProvider:
         query = LocalCheckoutSession.select().where(LocalCheckoutSession.id == session_id)
         if is_postgres():
             query = query.for_update()
-        row = query.first()
+        row: LocalCheckoutSession | None = query.first()
         if row is None:
             raise PaymentNotFound(f"No such checkout session: '{session_id}'")
         return row
 
-    def checkout_lines(self, row: LocalCheckoutSession) -> list[dict]:
+    def checkout_lines(self, row: LocalCheckoutSession) -> list[dict[str, Any]]:
         """The session's line items with their prices, for the checkout page."""
         lines = []
         for item in row.line_items:
@@ -410,7 +372,7 @@ class LocalProvider:
             }
             if row.mode == "payment":
                 intent = LocalPaymentIntent.create(
-                    id=_new_id("pi"),
+                    id=new_id("pi"),
                     amount_received=row.amount_total if paid else 0,
                     currency=row.currency,
                     metadata=row.metadata,
@@ -421,7 +383,7 @@ class LocalProvider:
                 changes["payment_intent_id"] = intent.id
             else:
                 subscription = LocalSubscription.create(
-                    id=_new_id("sub"),
+                    id=new_id("sub"),
                     customer_id=row.customer_id,
                     price_id=row.line_items[0]["price"],
                     status="active",
@@ -431,13 +393,13 @@ class LocalProvider:
                 )
                 changes["subscription_id"] = subscription.id
                 events.append(
-                    _emit("customer.subscription.created", self._subscription_object(subscription))
+                    self._subscription_event("customer.subscription.created", subscription)
                 )
             LocalCheckoutSession.update(**changes).where(
                 LocalCheckoutSession.id == row.id
             ).execute()
             row = self.checkout(session_id)
-            events.append(_emit("checkout.session.completed", self._session_object(row)))
+            events.append(checkout_event("checkout.session.completed", row))
         return events
 
     def settle(self, session_id: str) -> list[LocalEvent]:
@@ -456,7 +418,7 @@ class LocalProvider:
                 LocalCheckoutSession.id == row.id
             ).execute()
             row = self.checkout(session_id)
-            return [_emit("checkout.session.async_payment_succeeded", self._session_object(row))]
+            return [checkout_event("checkout.session.async_payment_succeeded", row)]
 
     def fail(self, session_id: str) -> list[LocalEvent]:
         """The konbini voucher lapses unpaid: the intent is canceled, the session stays
@@ -474,7 +436,7 @@ class LocalProvider:
                 LocalCheckoutSession.id == row.id
             ).execute()
             row = self.checkout(session_id)
-            return [_emit("checkout.session.async_payment_failed", self._session_object(row))]
+            return [checkout_event("checkout.session.async_payment_failed", row)]
 
     def _awaited_intent(self, row: LocalCheckoutSession, outcome: str) -> LocalPaymentIntent | None:
         """The intent of a konbini payment still awaited; None when it already ended
@@ -511,9 +473,7 @@ class LocalProvider:
     def expire_checkout_session(self, session_id: str) -> CheckoutSession:
         """Expire an open session now (the provider's "expire" call), and announce it as
         an abandoned one is. A complete session cannot be expired."""
-        for event in self.cancel(session_id):
-            for outbox_id in event.outbox_ids:
-                outbox.send(outbox_id)
+        local_events.send(self.cancel(session_id))
         return self.get_checkout_session(session_id)
 
     def expire_due(self, now: int | None = None) -> list[LocalEvent]:
@@ -528,7 +488,7 @@ class LocalProvider:
             )
             return self._expire(due)
 
-    def _expire(self, rows) -> list[LocalEvent]:
+    def _expire(self, rows: Iterable[LocalCheckoutSession]) -> list[LocalEvent]:
         events = []
         for row in rows:
             changed = (
@@ -540,7 +500,7 @@ class LocalProvider:
             )
             if changed:
                 fresh = self.checkout(row.id)
-                events.append(_emit("checkout.session.expired", self._session_object(fresh)))
+                events.append(checkout_event("checkout.session.expired", fresh))
         return events
 
     # -- subscriptions and payments ------------------------------------------------------
@@ -576,7 +536,7 @@ class LocalProvider:
         now = int(time.time()) if now is None else now
         with write_transaction():
             row = self._subscription_row(subscription_id)
-            changes: dict = {"updated_at": now_iso()}
+            changes: dict[str, Any] = {"updated_at": now_iso()}
             if price_id is not None:
                 self._price_row(price_id)
                 changes["price_id"] = price_id
@@ -588,9 +548,9 @@ class LocalProvider:
                 changes["current_period_end"] = _one_month_later(row.current_period_end)
             LocalSubscription.update(**changes).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
-            return [_emit("customer.subscription.updated", self._subscription_object(row))]
+            return [self._subscription_event("customer.subscription.updated", row)]
 
-    def cancel_subscription(self, subscription_id: str, now: int | None = None):
+    def cancel_subscription(self, subscription_id: str, now: int | None = None) -> list[LocalEvent]:
         """End a subscription now."""
         now = int(time.time()) if now is None else now
         with write_transaction():
@@ -602,7 +562,10 @@ class LocalProvider:
                 updated_at=now_iso(),
             ).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
-            return [_emit("customer.subscription.deleted", self._subscription_object(row))]
+            return [self._subscription_event("customer.subscription.deleted", row)]
+
+    def _subscription_event(self, event_type: str, row: LocalSubscription) -> LocalEvent:
+        return local_events.subscription_event(event_type, row, self._price_row(row.price_id))
 
     def _subscription_row(self, subscription_id: str) -> LocalSubscription:
         row = LocalSubscription.get_or_none(LocalSubscription.id == subscription_id)
@@ -636,8 +599,11 @@ class LocalProvider:
                     metadata=row.metadata,
                 )
 
-    def verify_webhook(self, payload: bytes, signature_header: str | None) -> dict:
+    def verify_webhook(self, payload: bytes, signature_header: str | None) -> WebhookEvent:
         return webhooks.verify(payload, signature_header, self.webhook_secrets)
+
+    def read_event(self, body: Mapping[str, Any]) -> WebhookEvent:
+        return stripe_events.parse_event(body)
 
     # -- provider-shaped objects ---------------------------------------------------------
 
@@ -655,53 +621,6 @@ class LocalProvider:
             payment_status=row.payment_status,
         )
 
-    def _session_object(self, row: LocalCheckoutSession) -> dict:
-        return {
-            "id": row.id,
-            "object": "checkout.session",
-            "mode": row.mode,
-            "status": row.status,
-            "payment_status": row.payment_status,
-            "payment_method_types": ["card", "konbini"] if row.mode == "payment" else ["card"],
-            "amount_total": row.amount_total,
-            "currency": row.currency,
-            "customer": row.customer_id,
-            "client_reference_id": row.client_reference_id,
-            "payment_intent": row.payment_intent_id,
-            "subscription": row.subscription_id,
-            "metadata": row.metadata,
-            "expires_at": row.expires_at,
-            "success_url": row.success_url,
-            "cancel_url": row.cancel_url,
-            "url": None,
-            "livemode": False,
-        }
-
-    def _subscription_object(self, row: LocalSubscription) -> dict:
-        price = self._price_row(row.price_id)
-        return {
-            "id": row.id,
-            "object": "subscription",
-            "customer": row.customer_id,
-            "status": row.status,
-            "cancel_at_period_end": bool(row.cancel_at_period_end),
-            "canceled_at": row.canceled_at,
-            "ended_at": row.ended_at,
-            "metadata": row.metadata,
-            "items": {
-                "object": "list",
-                "data": [
-                    {
-                        "object": "subscription_item",
-                        "current_period_start": row.current_period_start,
-                        "current_period_end": row.current_period_end,
-                        "price": _price_object(price),
-                        "quantity": 1,
-                    }
-                ],
-            },
-        }
-
 
 def _price(row: LocalPrice) -> Price:
     return Price(
@@ -713,23 +632,3 @@ def _price(row: LocalPrice) -> Price:
         recurring_interval=row.recurring_interval,
         metadata=row.metadata,
     )
-
-
-def _price_object(row: LocalPrice) -> dict:
-    return {
-        "id": row.id,
-        "object": "price",
-        "unit_amount": row.unit_amount,
-        "currency": row.currency,
-        "active": bool(row.active),
-        "product": row.product,
-        "recurring": {"interval": row.recurring_interval} if row.recurring_interval else None,
-    }
-
-
-def signed_delivery(event_body: bytes, secret: str) -> dict[str, str]:
-    """Headers for delivering an event body, signed now with `secret`."""
-    return {
-        "Content-Type": "application/json",
-        webhooks.SIGNATURE_HEADER: webhooks.sign(event_body, secret),
-    }

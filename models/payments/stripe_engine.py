@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 import stripe
+from stripe.params import (
+    CustomerCreateParams,
+    PaymentIntentListParams,
+    PaymentIntentListParamsCreated,
+    PriceCreateParams,
+)
+from stripe.params.checkout import SessionCreateParams, SessionCreateParamsLineItem
 
-from models.payments import webhooks
+from models.payments import stripe_events, webhooks
 from models.payments.base import (
     CheckoutSession,
     LineItem,
@@ -19,12 +27,11 @@ from models.payments.base import (
     Price,
     ProviderSubscription,
 )
-
-AD_METADATA_KEY = "ad_reservation_id"
+from models.payments.events import WebhookEvent
 
 
 @contextmanager
-def _mapped_errors():
+def _mapped_errors() -> Iterator[None]:
     try:
         yield
     except stripe.InvalidRequestError as error:
@@ -40,15 +47,20 @@ def _mapped_errors():
         raise PaymentUnavailable(str(error)) from error
 
 
-def _ms(seconds):
+def _ms(seconds: Any) -> int | None:
     return None if seconds is None else int(seconds) * 1000
 
 
-def _dict(obj) -> dict:
-    return obj.to_dict() if hasattr(obj, "to_dict") else dict(obj or {})
+def _dict(obj: Any) -> dict[str, Any]:
+    return dict(obj.to_dict() if hasattr(obj, "to_dict") else (obj or {}))
 
 
-def _price(obj) -> Price:
+def _ref(value: Any) -> Any:
+    """An expandable reference: the id, or the expanded object's id."""
+    return value.get("id") if isinstance(value, dict) else value
+
+
+def _price(obj: Any) -> Price:
     data = _dict(obj)
     product = data.get("product")
     recurring = data.get("recurring") or {}
@@ -63,28 +75,23 @@ def _price(obj) -> Price:
     )
 
 
-def _session(obj) -> CheckoutSession:
+def _session(obj: Any) -> CheckoutSession:
     data = _dict(obj)
-
-    def ref(key):
-        value = data.get(key)
-        return value.get("id") if isinstance(value, dict) else value
-
     return CheckoutSession(
         id=data["id"],
         url=data.get("url"),
         mode=data.get("mode", ""),
         status=data.get("status") or "open",
         expires_at=data.get("expires_at"),
-        payment_intent_id=ref("payment_intent"),
-        subscription_id=ref("subscription"),
-        customer_id=ref("customer"),
+        payment_intent_id=_ref(data.get("payment_intent")),
+        subscription_id=_ref(data.get("subscription")),
+        customer_id=_ref(data.get("customer")),
         metadata=dict(data.get("metadata") or {}),
         payment_status=data.get("payment_status"),
     )
 
 
-def subscription_from_object(data: dict) -> ProviderSubscription:
+def subscription_from_object(data: dict[str, Any]) -> ProviderSubscription:
     """A provider subscription object (API or event body) in our terms.
 
     Recent API versions keep the billing period on the subscription item, older
@@ -99,7 +106,7 @@ def subscription_from_object(data: dict) -> ProviderSubscription:
     schedule = data.get("schedule")
     return ProviderSubscription(
         id=data["id"],
-        customer_id=customer.get("id") if isinstance(customer, dict) else customer,
+        customer_id=_ref(customer),
         status=data.get("status", "incomplete"),
         price_id=price.get("id"),
         interval=(price.get("recurring") or {}).get("interval"),
@@ -111,7 +118,7 @@ def subscription_from_object(data: dict) -> ProviderSubscription:
         cancel_at=_ms(data.get("cancel_at")),
         canceled_at=_ms(data.get("canceled_at")),
         ended_at=_ms(data.get("ended_at")),
-        schedule_id=schedule.get("id") if isinstance(schedule, dict) else schedule,
+        schedule_id=_ref(schedule),
         metadata=dict(data.get("metadata") or {}),
     )
 
@@ -120,7 +127,12 @@ class StripeProvider:
     name = "stripe"
 
     def __init__(
-        self, api_key: str, *, webhook_secrets=(), api_base: str | None = None, network_retries=2
+        self,
+        api_key: str,
+        *,
+        webhook_secrets: Iterable[str] = (),
+        api_base: str | None = None,
+        network_retries: int = 2,
     ):
         if not api_key:
             raise PaymentMisconfigured("PAYMENT_API_KEY is not set")
@@ -137,9 +149,16 @@ class StripeProvider:
             return _price(self.v1.prices.retrieve(price_id))
 
     def create_payment_checkout(
-        self, *, line_items, metadata, success_url, cancel_url, expires_at, idempotency_key
+        self,
+        *,
+        line_items: list[LineItem],
+        metadata: dict[str, str],
+        success_url: str,
+        cancel_url: str,
+        expires_at: int,
+        idempotency_key: str,
     ) -> CheckoutSession:
-        params = {
+        params: SessionCreateParams = {
             "mode": "payment",
             "line_items": [_line(item) for item in line_items],
             "metadata": dict(metadata),
@@ -158,9 +177,16 @@ class StripeProvider:
             )
 
     def create_subscription_checkout(
-        self, *, customer_id, price_id, reference_id, success_url, cancel_url, idempotency_key
+        self,
+        *,
+        customer_id: str,
+        price_id: str,
+        reference_id: str,
+        success_url: str,
+        cancel_url: str,
+        idempotency_key: str,
     ) -> CheckoutSession:
-        params = {
+        params: SessionCreateParams = {
             "mode": "subscription",
             "customer": customer_id,
             "client_reference_id": reference_id,
@@ -185,8 +211,12 @@ class StripeProvider:
         with _mapped_errors():
             return _session(self.v1.checkout.sessions.expire(session_id))
 
-    def create_customer(self, *, email, name, user_id, idempotency_key) -> str:
-        params = {"email": email, "name": name, "metadata": {"user_id": user_id}}
+    def create_customer(self, *, email: str, name: str, user_id: str, idempotency_key: str) -> str:
+        params: CustomerCreateParams = {
+            "email": email,
+            "name": name,
+            "metadata": {"user_id": user_id},
+        }
         with _mapped_errors():
             customer = self.v1.customers.create(
                 params=params, options={"idempotency_key": idempotency_key}
@@ -200,8 +230,8 @@ class StripeProvider:
     def list_ad_payment_intents(
         self, *, created_from: int | None = None, created_to: int | None = None
     ) -> Iterator[PaymentIntent]:
-        params: dict = {"limit": 100}
-        created = {}
+        params: PaymentIntentListParams = {"limit": 100}
+        created: PaymentIntentListParamsCreated = {}
         if created_from is not None:
             created["gte"] = int(created_from)
         if created_to is not None:
@@ -212,7 +242,7 @@ class StripeProvider:
             for intent in self.v1.payment_intents.list(params=params).auto_paging_iter():
                 data = _dict(intent)
                 metadata = dict(data.get("metadata") or {})
-                if AD_METADATA_KEY not in metadata:
+                if stripe_events.AD_RESERVATION_KEY not in metadata:
                     continue  # subscriptions and anything else: not ad revenue
                 received = int(data.get("amount_received") or 0)
                 if received <= 0:
@@ -226,9 +256,16 @@ class StripeProvider:
                 )
 
     def create_price(
-        self, *, unit_amount, currency, product_name, product_id, metadata, idempotency_key
+        self,
+        *,
+        unit_amount: int,
+        currency: str,
+        product_name: str,
+        product_id: str | None,
+        metadata: dict[str, str],
+        idempotency_key: str,
     ) -> Price:
-        params: dict = {
+        params: PriceCreateParams = {
             "unit_amount": int(unit_amount),
             "currency": currency.lower(),
             "metadata": dict(metadata),
@@ -247,9 +284,12 @@ class StripeProvider:
         with _mapped_errors():
             return _price(self.v1.prices.update(price_id, params={"active": False}))
 
-    def verify_webhook(self, payload: bytes, signature_header: str | None) -> dict:
+    def verify_webhook(self, payload: bytes, signature_header: str | None) -> WebhookEvent:
         return webhooks.verify(payload, signature_header, self.webhook_secrets)
 
+    def read_event(self, body: Mapping[str, Any]) -> WebhookEvent:
+        return stripe_events.parse_event(body)
 
-def _line(item: LineItem) -> dict:
+
+def _line(item: LineItem) -> SessionCreateParamsLineItem:
     return {"price": item.price_id, "quantity": int(item.quantity)}

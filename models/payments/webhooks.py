@@ -1,5 +1,6 @@
-"""Webhook signatures (the provider's documented scheme, verified with its SDK) and
-the record of events already received."""
+"""Webhook signatures: the provider's documented scheme, verified with its SDK. Both
+engines verify with it (the local one signs its events the same way), and a verified
+body is read into a typed event (models/payments/stripe_events.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import time
 
 import stripe
 
-from models.clock import now_iso
-from models.db import db
 from models.payments.base import WebhookSignatureInvalid
-from models.tables import PaymentEvent
+from models.payments.events import WebhookEvent
+from models.payments.stripe_events import parse_event, usable_id
 
 SIGNATURE_HEADER = "Stripe-Signature"
 TOLERANCE_SECONDS = stripe.Webhook.DEFAULT_TOLERANCE
@@ -39,7 +39,7 @@ def signed_at(signature_header: str) -> int:
     raise WebhookSignatureInvalid("the signature header has no timestamp")
 
 
-def verify(payload: bytes, signature_header: str | None, secrets: tuple[str, ...]) -> dict:
+def verify(payload: bytes, signature_header: str | None, secrets: tuple[str, ...]) -> WebhookEvent:
     """The event, when the header is signed by any of `secrets` within the tolerance.
 
     The SDK refuses timestamps older than the tolerance only; one as far in the future
@@ -70,27 +70,7 @@ def verify(payload: bytes, signature_header: str | None, secrets: tuple[str, ...
             event = json.loads(text)
         except ValueError:
             raise WebhookSignatureInvalid("signed body is not JSON") from None
-        if not isinstance(event, dict) or not _usable_id(event.get("id")):
+        if not isinstance(event, dict) or usable_id(event.get("id")) is None:
             raise WebhookSignatureInvalid("signed body is not an event")
-        return event
+        return parse_event(event)
     raise WebhookSignatureInvalid("signature matches no secret, or is too old")
-
-
-def _usable_id(value) -> bool:
-    # PostgreSQL refuses NUL in text; a real event id is about 30 characters.
-    return isinstance(value, str) and 0 < len(value) <= 255 and "\x00" not in value
-
-
-def record_event(event: dict, endpoint: str, *, processed: bool = False) -> bool:
-    """Store the event id for this endpoint; False when it was received before.
-    `processed`: the caller applies the event in this same transaction.
-
-    One INSERT ... ON CONFLICT DO NOTHING: two deliveries at once cannot both be new.
-    """
-    query = PaymentEvent.insert(
-        id=event["id"],
-        endpoint=endpoint,
-        type=str(event.get("type", "")).replace("\x00", "")[:200],
-        processed_at=now_iso() if processed else None,
-    ).on_conflict_ignore()
-    return db.execute(query).rowcount == 1

@@ -14,6 +14,8 @@ from models.platform.base import (
     VideoInfo,
     VideoPlatform,
 )
+from models.platform.fixture import FixturePlatform
+from models.platform.youtube import YouTubePlatform
 from models.settings import get_settings
 
 __all__ = [
@@ -33,9 +35,5 @@ __all__ = [
 def get_platform() -> VideoPlatform:
     settings = get_settings()
     if settings.video_api_backend == "youtube":
-        from models.platform.youtube import YouTubePlatform
-
         return YouTubePlatform(settings.video_api_key or "")
-    from models.platform.fixture import FixturePlatform
-
     return FixturePlatform(settings.video_fixture_dir)

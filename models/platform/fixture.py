@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from models.platform.base import (
     ChannelInfo,
@@ -26,13 +27,14 @@ class FixturePlatform:
     def __init__(self, folder: str | Path | None = None):
         self.folder = Path(folder) if folder else SAMPLE_DIR
 
-    def _read(self, kind: str, name: str) -> dict | None:
+    def _read(self, kind: str, name: str) -> dict[str, Any] | None:
         if (self.folder / "QUOTA_EXCEEDED").exists():
             raise QuotaExceeded("fixture quota exceeded")
         path = self.folder / kind / f"{name}.json"
         if not path.is_file() or "/" in name or name.startswith("."):
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
 
     def channel_ids(self) -> list[str]:
         return sorted(p.stem for p in (self.folder / "channels").glob("*.json"))

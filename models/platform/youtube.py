@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any
 from xml.etree.ElementTree import ParseError
 
 import requests
@@ -27,6 +28,8 @@ from youtube_transcript_api import (
     CouldNotRetrieveTranscript,
     InvalidVideoId,
     NoTranscriptFound,
+    Transcript,
+    TranscriptList,
     TranscriptsDisabled,
     VideoUnavailable,
     YouTubeTranscriptApi,
@@ -59,7 +62,7 @@ _VIDEO_THUMBNAILS = ("maxres", "standard", "high", "medium", "default")
 class _ApiError(PlatformError):
     """An error answer of the Data API; callers see it as a PlatformError."""
 
-    def __init__(self, message: str, status: int, reasons: set[str]):
+    def __init__(self, message: str, status: int, reasons: set[str]) -> None:
         super().__init__(message)
         self.status = status
         self.reasons = reasons
@@ -73,11 +76,11 @@ class YouTubePlatform:
         api_key: str,
         *,
         api_base: str = API_BASE,
-        transcripts=None,
+        transcripts: YouTubeTranscriptApi | None = None,
         session: requests.Session | None = None,
         timeout: float = 10,
         languages: tuple[str, ...] | list[str] = ("ja", "en"),
-    ):
+    ) -> None:
         self._api_key = api_key
         self._api_base = api_base.rstrip("/")
         self._transcripts = YouTubeTranscriptApi() if transcripts is None else transcripts
@@ -122,9 +125,13 @@ class YouTubePlatform:
     def _playlist_video_ids(self, playlist_id: str) -> list[str]:
         ids: list[str] = []
         token = None
-        seen_tokens = set()
+        seen_tokens: set[str] = set()
         while True:
-            params = {"part": "contentDetails", "playlistId": playlist_id, "maxResults": PAGE_SIZE}
+            params: dict[str, str | int] = {
+                "part": "contentDetails",
+                "playlistId": playlist_id,
+                "maxResults": PAGE_SIZE,
+            }
             if token:
                 params["pageToken"] = token
             try:
@@ -148,7 +155,7 @@ class YouTubePlatform:
 
     def get_videos(self, video_ids: list[str]) -> dict[str, VideoInfo]:
         wanted = list(dict.fromkeys(video_ids))
-        found: dict[str, dict] = {}
+        found: dict[str, dict[str, Any]] = {}
         for start in range(0, len(wanted), PAGE_SIZE):
             batch = wanted[start : start + PAGE_SIZE]
             data = self._get(
@@ -195,7 +202,7 @@ class YouTubePlatform:
             ],
         )
 
-    def _choose_transcript(self, listing):
+    def _choose_transcript(self, listing: TranscriptList) -> Transcript | None:
         """Manual in `languages` order, any manual, generated in `languages` order, any
         generated; None when the video has no transcript at all."""
         for find, generated in (
@@ -213,7 +220,7 @@ class YouTubePlatform:
 
     # --- the Data API ---------------------------------------------------------------------
 
-    def _get(self, resource: str, params: dict) -> dict:
+    def _get(self, resource: str, params: dict[str, str | int]) -> dict[str, Any]:
         url = f"{self._api_base}/{resource}"
         try:
             response = self._session.get(
@@ -241,8 +248,8 @@ class YouTubePlatform:
             error = None
         if not isinstance(error, dict):
             error = {}
-        reasons = {
-            entry.get("reason")
+        reasons: set[str] = {
+            entry["reason"]
             for entry in error.get("errors") or []
             if isinstance(entry, dict) and entry.get("reason")
         }
@@ -261,7 +268,7 @@ class YouTubePlatform:
 # --- mapping --------------------------------------------------------------------------------
 
 
-def _video(item: dict) -> VideoInfo:
+def _video(item: dict[str, Any]) -> VideoInfo:
     snippet = item.get("snippet") or {}
     statistics = item.get("statistics") or {}
     details = item.get("contentDetails") or {}
@@ -324,16 +331,16 @@ def utc_timestamp(value: str | None, video_id: str = "") -> str:
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
-def _thumbnail(snippet: dict, sizes: tuple[str, ...]) -> str | None:
+def _thumbnail(snippet: dict[str, Any], sizes: tuple[str, ...]) -> str | None:
     thumbnails = snippet.get("thumbnails") or {}
     for size in sizes:
-        url = (thumbnails.get(size) or {}).get("url")
+        url: str | None = (thumbnails.get(size) or {}).get("url")
         if url:
             return url
     return None
 
 
-def _int_or_none(value) -> int | None:
+def _int_or_none(value: str | int | float | None) -> int | None:
     try:
         return None if value is None else int(value)
     except (TypeError, ValueError):

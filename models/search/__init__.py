@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from models.search.base import (
     DEFAULT_SEMANTIC_RATIO,
     INDEX_NAME,
@@ -17,7 +19,10 @@ from models.search.base import (
     SearchUnavailable,
     Segment,
 )
+from models.search.embedded import EmbeddedEngine
+from models.search.meili import MeilisearchEngine
 from models.settings import Settings, get_settings
+from models.tables import Channel, Video
 
 __all__ = [
     "DEFAULT_SEMANTIC_RATIO",
@@ -36,18 +41,14 @@ __all__ = [
     "video_documents",
 ]
 
-_cache: dict[tuple, SearchEngine] = {}
+_cache: dict[tuple[str, str | None, str], SearchEngine] = {}
 
 
 def build_engine(settings: Settings) -> SearchEngine:
     if settings.search_backend == "meilisearch":
-        from models.search.meili import MeilisearchEngine
-
         return MeilisearchEngine(
             settings.search_host or "", settings.search_api_key, settings.search_master_key
         )
-    from models.search.embedded import EmbeddedEngine
-
     return EmbeddedEngine(settings.search_path)
 
 
@@ -59,9 +60,24 @@ def get_engine() -> SearchEngine:
     return _cache[key]
 
 
-def video_documents(video, channel, description: str, segments: list[Segment]) -> list[Document]:
+class _VideoFields(TypedDict):
+    """What every document of one video carries."""
+
+    video_id: str
+    channel_id: str
+    video_title: str
+    channel_title: str
+    published_at: str
+    thumbnail_url: str | None
+    view_count: int | None
+    subscriber_count: int | None
+
+
+def video_documents(
+    video: Video, channel: Channel, description: str, segments: list[Segment]
+) -> list[Document]:
     """The documents of one video: one per subtitle segment, one for title and description."""
-    common = {
+    common: _VideoFields = {
         "video_id": video.id,
         "channel_id": channel.id,
         "video_title": video.title,

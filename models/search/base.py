@@ -7,8 +7,9 @@ and `description`). Every document carries the video's display fields.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 INDEX_NAME = "subtitles"
 TARGETS = ("description", "subtitle", "title")
@@ -93,7 +94,7 @@ class SearchEngine(Protocol):
     def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
         """Make `documents` the video's only documents."""
 
-    def update_channel_documents(self, channel_id: str, values: dict) -> int:
+    def update_channel_documents(self, channel_id: str, values: Mapping[str, object]) -> int:
         """Set fields (e.g. `subscriber_count`) on every document of a channel; returns
         how many documents were updated."""
 
@@ -104,8 +105,9 @@ class SearchEngine(Protocol):
     def video_segments(self, video_id: str) -> list[Segment]:
         """The video's subtitle segments in time order."""
 
-    def health(self) -> dict:
+    def health(self) -> dict[str, Any]:
         """`{"status": "available"}` when the engine answers."""
 
-    def keys(self) -> list[dict]:
-        """The engine's API keys, each `{"name", "key"}` (needs the master key)."""
+    def keys(self) -> list[dict[str, str | None]]:
+        """The engine's API keys, each `{"name", "key"}` (needs the master key; a key may
+        have no name)."""

@@ -10,9 +10,12 @@ normalised text.
 from __future__ import annotations
 
 import hashlib
+import html
 import sqlite3
 import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 from models.search.base import (
     Document,
@@ -23,6 +26,10 @@ from models.search.base import (
     Segment,
 )
 from models.search.text import Term, crop, fts_match, highlight, index_text, normalize, parse_query
+
+T = TypeVar("T")
+# A page of results: (LIMIT, OFFSET).
+Page = tuple[int, int]
 
 SCHEMA = [
     """
@@ -90,14 +97,14 @@ def _like(term: Term) -> str:
 class EmbeddedEngine:
     name = "embedded"
 
-    def __init__(self, path: str):
+    def __init__(self, path: str) -> None:
         self.path = path
         self._local = threading.local()
 
     # -- connection ---------------------------------------------------------------
 
     def _db(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +126,7 @@ class EmbeddedEngine:
             conn.close()
             self._local.conn = None
 
-    def _write(self, work):
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         conn = self._db()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -136,7 +143,7 @@ class EmbeddedEngine:
         self._db()
 
     def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
-        def work(conn):
+        def work(conn: sqlite3.Connection) -> None:
             self._delete(conn, video_id)
             for doc in documents:
                 cursor = conn.execute(
@@ -179,7 +186,7 @@ class EmbeddedEngine:
 
         self._write(work)
 
-    def _delete(self, conn, video_id):
+    def _delete(self, conn: sqlite3.Connection, video_id: str) -> None:
         conn.execute(
             "DELETE FROM documents_fts WHERE rowid IN"
             " (SELECT rowid FROM documents WHERE video_id = ?)",
@@ -190,14 +197,14 @@ class EmbeddedEngine:
     def delete_video_documents(self, video_id: str) -> None:
         self._write(lambda conn: self._delete(conn, video_id))
 
-    def update_channel_documents(self, channel_id: str, values: dict) -> int:
+    def update_channel_documents(self, channel_id: str, values: Mapping[str, object]) -> int:
         allowed = {"subscriber_count", "channel_title"}
         unknown = set(values) - allowed
         if unknown:
             raise SearchError(f"cannot update {', '.join(sorted(unknown))} by channel")
         assignments = ", ".join(f"{name} = ?" for name in values)
 
-        def work(conn):
+        def work(conn: sqlite3.Connection) -> int:
             return conn.execute(
                 f"UPDATE documents SET {assignments} WHERE channel_id = ?",
                 (*values.values(), channel_id),
@@ -223,12 +230,14 @@ class EmbeddedEngine:
         hits = [self._hit(row, terms, query.targets) for row in rows]
         return SearchResults(total_hits=total_hits, hits=hits, semantic_applied=False)
 
-    def _indexed(self, terms, columns, query, page):
+    def _indexed(
+        self, terms: list[Term], columns: tuple[str, ...], query: SearchQuery, page: Page
+    ) -> tuple[int, list[sqlite3.Row]]:
         match = fts_match(terms, columns)
         if query.channels:
             match += " AND {scope} : (" + " OR ".join(scope_token(c) for c in query.channels) + ")"
         conn = self._db()
-        total = conn.execute(
+        total: int = conn.execute(
             "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (match,)
         ).fetchone()[0]
         if query.sort == "relevance":
@@ -249,8 +258,11 @@ class EmbeddedEngine:
             ).fetchall()
         return total, rows
 
-    def _scan(self, terms, columns, query, page):
-        clauses, params = [], []
+    def _scan(
+        self, terms: list[Term], columns: tuple[str, ...], query: SearchQuery, page: Page
+    ) -> tuple[int, list[sqlite3.Row]]:
+        clauses: list[str] = []
+        params: list[str] = []
         for term in terms:
             ors = " OR ".join(f"d.norm_{column} LIKE ? ESCAPE '\\'" for column in columns)
             clauses.append(f"({ors})")
@@ -260,15 +272,16 @@ class EmbeddedEngine:
             params.extend(query.channels)
         where = " AND ".join(clauses)
         conn = self._db()
-        total = conn.execute(f"SELECT count(*) FROM documents d WHERE {where}", params)
+        counted = conn.execute(f"SELECT count(*) FROM documents d WHERE {where}", params)
         rows = conn.execute(
             f"SELECT {COLUMNS}, 0 AS score FROM documents d WHERE {where}"
             f" ORDER BY {ORDER[query.sort]} LIMIT ? OFFSET ?",
             (*params, *page),
         ).fetchall()
-        return total.fetchone()[0], rows
+        total: int = counted.fetchone()[0]
+        return total, rows
 
-    def _hit(self, row, terms, targets) -> Hit:
+    def _hit(self, row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> Hit:
         if row["kind"] == "subtitle":
             matched_in, text = "subtitle", row["text"] or ""
         else:
@@ -300,21 +313,20 @@ class EmbeddedEngine:
         )
         return [Segment(start=r["start"], end=r["end"], text=r["text"]) for r in rows]
 
-    def health(self) -> dict:
+    def health(self) -> dict[str, Any]:
         try:
             self._db().execute("SELECT 1").fetchone()
         except sqlite3.Error as error:
             raise SearchError(f"embedded index: {error}") from error
         return {"status": "available"}
 
-    def keys(self) -> list[dict]:
+    def keys(self) -> list[dict[str, str | None]]:
         return []  # an in-process index has no API keys
 
     def document_count(self) -> int:
-        return self._db().execute("SELECT count(*) FROM documents").fetchone()[0]
+        count: int = self._db().execute("SELECT count(*) FROM documents").fetchone()[0]
+        return count
 
 
 def _escaped(text: str) -> str:
-    import html
-
     return html.escape(text)

@@ -40,8 +40,9 @@ from models.search.base import (
 log = logging.getLogger(__name__)
 
 PRIMARY_KEY = "id"
+SEARCHABLE_ATTRIBUTES = ["title", "text", "description"]
 SETTINGS = {
-    "searchableAttributes": ["title", "text", "description"],
+    "searchableAttributes": SEARCHABLE_ATTRIBUTES,
     "filterableAttributes": ["videoId", "channelId", "kind"],
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
     "localizedAttributes": [
@@ -110,7 +111,7 @@ class MeilisearchEngine:
         api_key: str | None,
         master_key: str | None = None,
         *,
-        timeout: float = 10,
+        timeout: int = 10,
         task_timeout_ms: int = 30_000,
     ):
         # The client joins paths with "/", so a trailing slash would double it.
@@ -162,7 +163,7 @@ class MeilisearchEngine:
             deleted = index.delete_documents(filter=_equals("videoId", video_id))
             self._wait(index, deleted, "deleting the documents")
 
-    def update_channel_documents(self, channel_id: str, values: dict) -> int:
+    def update_channel_documents(self, channel_id: str, values: Mapping[str, object]) -> int:
         unknown = set(values) - CHANNEL_FIELDS
         if unknown:
             raise SearchError(f"cannot update {', '.join(sorted(unknown))} by channel")
@@ -187,7 +188,12 @@ class MeilisearchEngine:
         return len(ids)
 
     def _wait(
-        self, index: Index, task: TaskInfo, what: str, *, ignore: frozenset | set = frozenset()
+        self,
+        index: Index,
+        task: TaskInfo,
+        what: str,
+        *,
+        ignore: frozenset[str] | set[str] = frozenset(),
     ) -> None:
         uid = task.task_uid
         try:
@@ -198,17 +204,17 @@ class MeilisearchEngine:
             ) from error
         if done.status == "succeeded":
             return
-        error = done.error or {}
-        if error.get("code") in ignore:
+        failure = done.error or {}
+        if failure.get("code") in ignore:
             return
         raise SearchError(
-            f"{what}: task {uid} {done.status}: {error.get('message') or 'no error given'}"
-            f" ({error.get('code')})"
+            f"{what}: task {uid} {done.status}: {failure.get('message') or 'no error given'}"
+            f" ({failure.get('code')})"
         )
 
     # -- reads ----------------------------------------------------------------------
 
-    def _fetch_all(self, index: Index, filter_: str, fields: list[str]) -> Iterator[dict]:
+    def _fetch_all(self, index: Index, filter_: str, fields: list[str]) -> Iterator[dict[str, Any]]:
         offset = 0
         while True:
             page = index.get_documents(
@@ -249,7 +255,7 @@ class MeilisearchEngine:
         segments = [Segment(start=d["start"], end=d["end"], text=d.get("text", "")) for d in docs]
         return sorted(segments, key=lambda s: (s.start, s.end))
 
-    def health(self) -> dict:
+    def health(self) -> dict[str, Any]:
         # /health is public; sending no key also proves the check does not depend on one.
         try:
             response = requests.get(f"{self._host}/health", timeout=self._timeout)
@@ -268,7 +274,7 @@ class MeilisearchEngine:
             )
         return body
 
-    def keys(self) -> list[dict]:
+    def keys(self) -> list[dict[str, str | None]]:
         if not self._master_key:
             raise SearchError("SEARCH_MASTER_KEY is not set")
         with _engine_errors("listing the API keys"):
@@ -309,7 +315,7 @@ def search_params(query: SearchQuery) -> dict[str, Any]:
         clauses.append(_equals("kind", kinds.pop()))
     wanted = {TARGET_FIELDS[t] for t in targets}
     params: dict[str, Any] = {
-        "attributesToSearchOn": [f for f in SETTINGS["searchableAttributes"] if f in wanted],
+        "attributesToSearchOn": [f for f in SEARCHABLE_ATTRIBUTES if f in wanted],
         "page": query.page,
         "hitsPerPage": query.per_page,  # page-based, so totalHits is exact
         "attributesToHighlight": list(HIGHLIGHTED_FIELDS),

@@ -46,7 +46,7 @@ def build_segments(cues: list[Cue], *, auto: bool) -> list[Segment]:
     segments: list[Segment] = []
     current: list[Cue] = []
 
-    def flush():
+    def flush() -> None:
         if current:
             segments.append(
                 Segment(

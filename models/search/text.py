@@ -95,7 +95,7 @@ def _normalized_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def _term_pattern(term: Term) -> re.Pattern:
+def _term_pattern(term: Term) -> re.Pattern[str]:
     parts = []
     for part in term.text.split(" "):
         escaped = re.escape(part)

@@ -6,20 +6,17 @@ import os
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.fixtures import REAL_BROWSER_UA
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-REAL_BROWSER_UA = (
-    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/130.0.0.0 Safari/537.36"
-)
 
 
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"Chromium is needed at {CHROMIUM} (apt-get install chromium; see README)")
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,

@@ -11,9 +11,9 @@ from models.ads.months import month_of
 from models.ads.reservations import approve
 from models.clock import utcnow
 from models.tables import AdImpressionDaily
-from tests.conftest import drain
 from tests.factories import make_reservation
 from tests.fakes.platform_files import manual
+from tests.fixtures import drain
 
 CH = "UCbrowserbrowserbrowser1"
 MONTH = month_of(utcnow())

@@ -5,10 +5,9 @@ approves."""
 from __future__ import annotations
 
 from models.tables import AdReservation
-from tests.browser.conftest import REAL_BROWSER_UA
 from tests.browser.test_purchase_form import sign_in
-from tests.conftest import drain
 from tests.factories import image_bytes, make_admin, make_profile, make_user
+from tests.fixtures import REAL_BROWSER_UA, drain
 
 BUYER = "buyer@example.jp"
 

@@ -13,11 +13,15 @@ import tasks
 from models import outbox
 from models.clock import utcnow
 from models.db import write_transaction
-from models.tables import OutboxMessage, User
+from models.payments import LineItem, get_provider
+from models.tables import AdReservation, OutboxMessage, User
 from scheduler.runner import tick_once
 from scheduler.schedule import SCHEDULE, Job
-from tests.conftest import drain, take_messages
-from tests.factories import make_user
+from tasks.payments import send_local_events
+from tests.factories import make_reservation, make_user
+from tests.fixtures import drain, take_messages
+from web.cli import main
+from workers import deadletters
 
 RESET = next(job for job in SCHEDULE if job.name == "batch-monthly-reset")
 
@@ -115,8 +119,7 @@ def test_a_tick_whose_outbox_write_fails_is_sent_by_the_next_round(
         raise RuntimeError("database is down")
 
     monkeypatch.setattr(outbox, "add", down)
-    with pytest.raises(RuntimeError):
-        tick_once(scheduler_redis, stub_broker, now, [RESET])
+    assert tick_once(scheduler_redis, stub_broker, now, [RESET]) == []
     monkeypatch.undo()
 
     assert tick_once(scheduler_redis, stub_broker, now + timedelta(seconds=5), [RESET])
@@ -129,9 +132,6 @@ def test_an_outboxed_job_takes_positional_arguments_only():
 
 
 def test_queue_status_shows_what_waits_in_the_outbox(stub_broker, monkeypatch):
-    from web.cli import main
-    from workers import deadletters
-
     with write_transaction():
         outbox.add("batch-monthly-reset", None, False)
     monkeypatch.setattr(stub_broker, "client", object(), raising=False)
@@ -144,11 +144,6 @@ def test_queue_status_shows_what_waits_in_the_outbox(stub_broker, monkeypatch):
 def test_a_local_payment_event_lost_by_the_queue_is_delivered_by_the_redrive(
     site, stub_broker, stub_worker
 ):
-    from models.payments import LineItem, get_provider
-    from models.tables import AdReservation
-    from tasks.payments import send_local_events
-    from tests.factories import make_reservation
-
     reservation = make_reservation()
     provider = get_provider()
     session = provider.create_payment_checkout(
@@ -174,8 +169,6 @@ def test_a_local_payment_event_lost_by_the_queue_is_delivered_by_the_redrive(
 
 
 def test_a_message_a_worker_is_still_retrying_is_not_sent_again(stub_broker, monkeypatch):
-    from models.tables import OutboxMessage
-
     with write_transaction():
         message_id = outbox.add("batch-monthly-reset", None, False)
     outbox.send(message_id)

@@ -9,10 +9,11 @@ import pytest
 import redis
 from dramatiq import Message
 
-from models import counters
+from models import operational_counters
 from models.ads import delivery_cache
 from models.redis_client import available, get_redis
-from tests.conftest import TEST_REDIS_URL
+from tests.fixtures import TEST_REDIS_URL
+from workers.broker import RedisBroker, build_broker
 
 
 def test_a_unit_test_gets_fakeredis_shared_with_its_redis_client_fixture(
@@ -45,8 +46,6 @@ def test_a_unit_test_cannot_reach_a_real_redis(real_redis_attempts):
 
 
 def test_the_queue_broker_runs_its_lua_scripts_on_fakeredis(redis_client):
-    from workers.broker import RedisBroker, build_broker
-
     broker = build_broker(TEST_REDIS_URL)
     assert isinstance(broker, RedisBroker)
     broker.declare_queue("probe")
@@ -65,7 +64,7 @@ def test_an_unreachable_fake_redis_takes_the_fallbacks(redis_backend, client):
     redis_backend.connected = False
     assert delivery_cache.generation() == -1
     assert not available()  # marked down, like a real failure
-    counters.count("probe", "ok")  # logged, not raised
+    operational_counters.count("probe", "ok")  # logged, not raised
     health = client.get("/api/health")
     assert health.status_code == 503
     assert health.get_json()["checks"]["queue"] == "unavailable"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from models.clock import now_iso
-from models.plans import referral_count
 from models.referrals import (
     AlreadyReferred,
     AlreadySubscribed,
@@ -13,6 +12,7 @@ from models.referrals import (
     UnknownCode,
     claim_referral,
     pay_referral_reward,
+    referral_count,
 )
 from models.tables import User
 from tests.concurrency import at_once

@@ -1,22 +1,38 @@
-"""Subscription events: the row copied from the provider, credits set once per plan and
-period, the reward on completion, free again on deletion."""
+"""Subscription events: what each typed event asks of us, the row copied from the
+provider, credits set once per plan and period, the reward on completion, free again on
+deletion."""
 
 from __future__ import annotations
 
 import pytest
 
-from models.billing import apply_subscription_event
-from models.payments import get_provider
+from models.billing import (
+    EVENT_ENDPOINT,
+    SubscriptionWork,
+    apply_subscription_event,
+    receive_webhook_event,
+    subscription_work,
+)
+from models.payments import (
+    CheckoutExpired,
+    CheckoutPaid,
+    SubscriptionChanged,
+    SubscriptionCheckoutCompleted,
+    UnhandledEvent,
+    get_provider,
+)
 from models.referrals import claim_referral
-from models.tables import Subscription, User
+from models.tables import PaymentEvent, Subscription, User
 from tests.concurrency import at_once
 from tests.factories import make_user
 
 
 def subscribe(user, price="price_local_plus"):
     """A paid subscription at the local provider; returns its id."""
-    events = complete_subscription(user, price)
-    return events[-1].payload["data"]["object"]["subscription"]
+    completion = complete_subscription(user, price)[-1].event
+    assert isinstance(completion, SubscriptionCheckoutCompleted)
+    assert completion.subscription_id is not None
+    return completion.subscription_id
 
 
 def complete_subscription(user, price="price_local_plus"):
@@ -47,6 +63,52 @@ def balance(user):
 @pytest.fixture
 def user():
     return make_user()
+
+
+COMPLETED = "checkout.session.completed"
+
+
+@pytest.mark.parametrize(
+    ("event", "work"),
+    [
+        (
+            SubscriptionCheckoutCompleted("evt_1", COMPLETED, "sub_1", "u-1"),
+            SubscriptionWork("complete", "sub_1", "u-1"),
+        ),
+        (
+            SubscriptionChanged("evt_1", "customer.subscription.created", "sub_1", None, False),
+            SubscriptionWork("update", "sub_1", None),
+        ),
+        (
+            SubscriptionChanged("evt_1", "customer.subscription.deleted", "sub_1", "u-1", True),
+            SubscriptionWork("deleted", "sub_1", "u-1"),
+        ),
+        (SubscriptionCheckoutCompleted("evt_1", COMPLETED, None, "u-1"), None),
+        (CheckoutPaid("evt_1", COMPLETED, "cs_1", "r-1", "pi_1"), None),
+        (CheckoutExpired("evt_1", "checkout.session.expired", "cs_1", None), None),
+        (UnhandledEvent("evt_1", "invoice.paid"), None),
+    ],
+    ids=["completed", "created", "deleted", "completed-without-id", "ad", "expired", "other"],
+)
+def test_what_each_event_asks_of_us(event, work):
+    assert subscription_work(event) == work
+
+
+@pytest.mark.parametrize(
+    ("event", "pending"),
+    [
+        (SubscriptionChanged("evt_1", "customer.subscription.updated", "sub_1", None, False), True),
+        (CheckoutExpired("evt_1", "checkout.session.expired", "cs_1", None), False),
+    ],
+    ids=["work", "nothing-to-do"],
+)
+def test_a_received_event_is_stored_with_its_id_type_and_payload(event, pending):
+    receipt = receive_webhook_event(event, '{"id": "evt_1"}')
+    assert (receipt.new, receipt.pending) == (True, pending)
+    row = PaymentEvent.get(PaymentEvent.id == "evt_1")
+    assert (row.endpoint, row.type, row.payload) == (EVENT_ENDPOINT, event.type, '{"id": "evt_1"}')
+    assert (row.processed_at is None) is pending
+    assert receive_webhook_event(event, '{"id": "evt_1"}').new is False
 
 
 def test_completion_copies_the_subscription_and_sets_the_plan_limit(user):

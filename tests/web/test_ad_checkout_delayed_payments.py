@@ -1,4 +1,4 @@
-"""The ad checkout webhook under CONTRACT 10.3: only money that arrived counts as paid,
+"""The ad checkout webhook (README, Payments): only money that arrived counts as paid,
 an internal failure answers 500 so the provider retries, and signatures dated in the
 future are refused like stale ones."""
 
@@ -11,7 +11,7 @@ import uuid
 import pytest
 from peewee import OperationalError
 
-from models import counters
+from models import operational_counters
 from models.payments import webhooks
 from models.tables import AdReservation, PaymentEvent
 from tests.factories import make_reservation
@@ -65,7 +65,7 @@ def post(client, path, payload, timestamp=None):
 
 @pytest.fixture
 def outcomes(redis_client):
-    return lambda: counters.read("ad_checkout_webhook")
+    return lambda: operational_counters.read("ad_checkout_webhook")
 
 
 def paid_intent(reservation):

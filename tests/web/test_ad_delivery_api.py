@@ -8,8 +8,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import redis
+from dramatiq.brokers.redis import RedisBroker
 from peewee import fn
 
+from models import redis_client
 from models.ads import measurement, view_tokens
 from models.ads.delivery import clear_process_cache
 from models.ads.measurement import prune_impression_events, record_impression
@@ -17,8 +19,11 @@ from models.ads.months import add_months, month_of
 from models.ads.reservations import approve, stop
 from models.clock import iso, utcnow
 from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent
-from tests.conftest import take_messages
+from tasks.ads import record_click
+from tasks.ads import record_impression as impression_actor
 from tests.factories import make_reservation, make_subscription, make_user, sign_in
+from tests.fakes.ad_pages import PAGES
+from tests.fixtures import take_messages
 
 MONTH = month_of(utcnow())
 BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130 Safari/537.36"
@@ -81,12 +86,10 @@ def token_of(url: str) -> str:
 
 def deliver(stub_broker) -> int:
     """Run what the front queued on "measure", each message once; returns how many."""
-    from tasks.ads import record_click, record_impression
-
-    actors = {a.actor_name: a for a in (record_click, record_impression)}
+    actors = {a.actor_name: a for a in (record_click, impression_actor)}
     messages = take_messages(stub_broker, "measure")
     for message in messages:
-        actors[message["actor_name"]](*message["args"])
+        actors[message["actor_name"]](**message["kwargs"])
     return len(messages)
 
 
@@ -180,10 +183,8 @@ def test_a_click_is_logged_once_and_redirected(client, ad, stub_broker):
     assert response.status_code == 302
     assert response.headers["Location"] == "https://advertiser.example/landing?x=1"
     [message] = take_messages(stub_broker, "measure")
-    from tasks.ads import record_click
-
-    record_click(*message["args"])
-    record_click(*message["args"])  # redelivered
+    record_click(**message["kwargs"])
+    record_click(**message["kwargs"])  # redelivered
     [row] = AdClickLog.select()
     assert (row.ad_reservation_id, row.country, row.user_agent) == (ad.id, "JP", BROWSER)
 
@@ -262,8 +263,6 @@ def test_a_browser_click_is_not_logged_as_a_bot(client, ad, stub_broker):
 
 
 def test_click_messages_queued_before_the_bot_flag_still_run(ad):
-    from tasks.ads import record_click
-
     at = iso(utcnow())
     record_click("queued-before-bots", ad.id, "JP", BROWSER, at, "the-token")  # six arguments
     record_click("queued-now", ad.id, "JP", "Googlebot/2.1", at, None, True)
@@ -272,8 +271,6 @@ def test_click_messages_queued_before_the_bot_flag_still_run(ad):
 
 
 def test_click_messages_with_and_without_a_view_token_both_run(ad):
-    from tasks.ads import record_click
-
     at = iso(utcnow())
     record_click("queued-before-tokens", ad.id, "JP", BROWSER, at)  # five arguments
     record_click("queued-now", ad.id, "JP", BROWSER, at, "the-token")
@@ -290,7 +287,7 @@ def test_a_click_from_an_unusable_country_is_stored_as_unknown(
 
 
 def test_clicks_on_unknown_or_inactive_ads_are_404_and_not_logged(client, ad, stub_broker):
-    stop(ad.id, "違反")
+    stop(ad.id, "違反", PAGES)
     assert client.get(f"/api/ad-click/{ad.id}").status_code == 404
     assert client.get("/api/ad-click/no-such-ad").status_code == 404
     assert take_messages(stub_broker, "measure") == []
@@ -310,8 +307,6 @@ def test_a_click_outside_the_contract_period_redirects_and_logs_nothing(client, 
 
 
 def test_a_click_without_the_queue_is_written_directly(client, ad, monkeypatch):
-    from tasks.ads import record_click
-
     def down(*_a, **_k):
         raise ConnectionError("redis is down")
 
@@ -322,8 +317,6 @@ def test_a_click_without_the_queue_is_written_directly(client, ad, monkeypatch):
 
 
 def test_a_click_still_redirects_when_nothing_can_be_written(client, ad, monkeypatch, caplog):
-    from tasks.ads import record_click
-
     def down(*_a, **_k):
         raise ConnectionError("down")
 
@@ -332,7 +325,8 @@ def test_a_click_still_redirects_when_nothing_can_be_written(client, ad, monkeyp
     with caplog.at_level(logging.ERROR):
         response = client.get(f"/api/ad-click/{ad.id}")
     assert response.status_code == 302
-    assert "was not logged" in caplog.text
+    assert "record_click was neither queued nor done here (click_id=" in caplog.text
+    assert f"reservation_id={ad.id})" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -358,7 +352,7 @@ def test_impressions_of_inactive_and_unknown_ads(client, ad, stub_broker):
     assert (
         client.post("/api/ad-impression/nope", headers={"User-Agent": BROWSER}).status_code == 404
     )
-    stop(ad.id, "違反")
+    stop(ad.id, "違反", PAGES)
     assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 204
     assert take_messages(stub_broker, "measure") == []
 
@@ -369,10 +363,10 @@ def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker):
         response = client.post(url, headers={"User-Agent": BROWSER, "Edge-IPCountry": country})
         assert response.status_code == 202
     messages = take_messages(stub_broker, "measure")
-    from tasks.ads import record_impression as actor
+    actor = impression_actor
 
     for message in messages + messages[:1]:  # the first one delivered twice
-        actor(*message["args"])
+        actor(**message["kwargs"])
     rows = {(r.country, r.date): r.impressions for r in AdImpressionDaily.select()}
     today = utcnow().date().isoformat()
     assert rows == {("JP", today): 2, ("unknown", today): 1}
@@ -390,8 +384,6 @@ def test_a_token_posted_ten_times_counts_once(client, ad, stub_broker):
 def test_without_the_redis_filter_the_database_still_counts_a_token_once(
     client, ad, stub_broker, monkeypatch
 ):
-    from models import redis_client
-
     url = local(served(client, ad)["impressionUrl"])
     real = redis_client.get_redis()
 
@@ -453,7 +445,7 @@ def test_an_impression_outside_the_contract_period_is_204_and_counts_nothing(
 
 
 def test_an_impression_without_the_queue_is_counted_directly(client, ad, monkeypatch):
-    from tasks.ads import record_impression as actor
+    actor = impression_actor
 
     monkeypatch.setattr(actor, "send", lambda *a, **k: (_ for _ in ()).throw(OSError("down")))
     url = local(served(client, ad)["impressionUrl"])
@@ -461,6 +453,21 @@ def test_an_impression_without_the_queue_is_counted_directly(client, ad, monkeyp
     # Redis counts as down now, so no cheap filter: the database still counts it once.
     client.post(url, headers={"User-Agent": BROWSER})
     assert AdImpressionDaily.get().impressions == 1
+
+
+def test_an_impression_that_can_be_neither_queued_nor_counted_answers_500(client, ad, monkeypatch):
+    """The impression's policy is RUN_INLINE: unlike a click, whose visitor must go on,
+    the beacon is told that nothing was counted (README, Faults and recovery)."""
+    actor = impression_actor
+
+    def down(*_a, **_k):
+        raise ConnectionError("down")
+
+    monkeypatch.setattr(actor, "send", down)
+    monkeypatch.setattr(measurement, "record_impression", down)
+    url = local(served(client, ad)["impressionUrl"])
+    assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 500
+    assert AdImpressionDaily.select().count() == 0
 
 
 def test_old_event_ids_are_pruned(ad):
@@ -475,14 +482,11 @@ def test_old_event_ids_are_pruned(ad):
 def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
     client, ad, monkeypatch, real_redis_attempts
 ):
-    from dramatiq.brokers.redis import RedisBroker
-
-    from tasks.ads import record_click, record_impression
 
     served_ad = served(client, ad)
     nowhere = RedisBroker(url="redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
     monkeypatch.setattr(record_click, "broker", nowhere)
-    monkeypatch.setattr(record_impression, "broker", nowhere)
+    monkeypatch.setattr(impression_actor, "broker", nowhere)
     click = client.get(local(served_ad["clickUrl"]), headers={"Edge-IPCountry": "JP"})
     assert click.status_code == 302
     assert AdClickLog.select().count() == 1

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from models import ingest
+from models.ads import view_tokens
 from models.ads.delivery import clear_process_cache
 from models.ads.months import month_of
 from models.ads.reservations import approve
@@ -104,8 +108,6 @@ def test_english_readers_see_advertisement(client, page_with_hits):
 
 def _urls(html, reservation):
     """The (click, impression) URLs of the reservation's card on a rendered page."""
-    import re
-
     card = re.search(
         rf'<a class="ad-card ad-direct" href="([^"]+)"[^>]*data-reservation-id="{reservation.id}"'
         rf'\s+data-impression-url="([^"]+)"',
@@ -116,21 +118,15 @@ def _urls(html, reservation):
 
 
 def _token(url):
-    from urllib.parse import parse_qs, urlsplit
-
     return parse_qs(urlsplit(url).query)["v"][0]
 
 
 def _path(url):
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     return f"{parts.path}?{parts.query}"
 
 
 def test_search_page_ads_carry_view_tokens_of_one_render(client, page_with_hits, stub_broker):
-    from models.ads import view_tokens
-
     mid = live("search-result-midroll", name="中ほど")
     bottom = live("search-result-bottom", name="下")
     html = client.get("/search?q=ラーメン&perPage=30", headers=JP).get_data(as_text=True)
@@ -150,8 +146,6 @@ def test_search_page_ads_carry_view_tokens_of_one_render(client, page_with_hits,
 
 
 def test_video_page_ads_carry_view_tokens_and_each_render_its_own(client, page_with_hits):
-    from models.ads import view_tokens
-
     below_player = live("video-detail-below-player", name="プレイヤー下")
     first = client.get("/videos/ramen000001", headers=JP).get_data(as_text=True)
     again = client.get("/videos/ramen000001", headers=JP).get_data(as_text=True)

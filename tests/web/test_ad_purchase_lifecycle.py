@@ -11,18 +11,20 @@ from datetime import timedelta
 import requests
 
 from models.ads import admin
-from models.ads.checkout import record_payment
+from models.ads.checkout import mark_paid
 from models.ads.months import add_months, month_of
 from models.ads.reservations import approve, reserve, stop
 from models.clock import iso, utcnow
 from models.payments.local_engine import LocalCheckoutSession, LocalPaymentIntent
 from models.payments.stripe_engine import StripeProvider
 from models.tables import AdCheckout, AdReservation, AdStopNotice
-from tests.conftest import drain
 from tests.factories import make_admin, make_profile, make_upload, make_user, sign_in
+from tests.fakes.ad_pages import PAGES
 from tests.fakes.http import serve
 from tests.fakes.stripe_server import FakeStripe
+from tests.fixtures import drain
 from tests.web.test_payment_webhooks import AD, event, post
+from web.api.schemas.ads import ReservationBody
 
 NEXT = add_months(month_of(utcnow()), 1)
 
@@ -45,7 +47,7 @@ def order(user, **overrides):
 def buy(user=None):
     """A reservation and its local checkout URL."""
     user = user or make_user()
-    return reserve(user.id, order(user))
+    return reserve(user.id, ReservationBody.model_validate(order(user)).order(), PAGES)
 
 
 def session_of(reservation) -> str:
@@ -59,7 +61,7 @@ def test_rejecting_an_unpaid_reservation_closes_its_checkout_and_frees_its_posit
     site, stub_broker, stub_worker
 ):
     reservation, url = buy()
-    stop(reservation.id, "掲載基準に合いません")
+    stop(reservation.id, "掲載基準に合いません", PAGES)
     drain(stub_broker, stub_worker)
 
     # the checkout is closed at the provider: paying it is refused
@@ -77,8 +79,8 @@ def test_rejecting_an_unpaid_reservation_closes_its_checkout_and_frees_its_posit
 
 def test_rejecting_a_paid_reservation_keeps_its_position(site):
     reservation, _ = buy()
-    record_payment(reservation.id, "pi_paid")
-    stop(reservation.id, "規約違反")
+    mark_paid(reservation.id, "pi_paid")
+    stop(reservation.id, "規約違反", PAGES)
     assert AdReservation.get_by_id(reservation.id).position_released_at is None
     assert buy()[0].position == reservation.position + 1
 
@@ -89,7 +91,7 @@ def paid_after_rejection(stub_broker, stub_worker):
     reservation, url = buy()
     requests.post(f"{url}/konbini", allow_redirects=False, timeout=5)
     drain(stub_broker, stub_worker)
-    stop(reservation.id, "掲載基準に合いません")
+    stop(reservation.id, "掲載基準に合いません", PAGES)
     requests.post(f"{url}/settle", allow_redirects=False, timeout=5)
     drain(stub_broker, stub_worker)
     return reservation
@@ -104,11 +106,11 @@ def test_a_payment_arriving_after_rejection_is_kept_and_flagged_for_refund(
     row = AdReservation.get_by_id(reservation.id)
     assert (row.status, row.payment_intent_id) == ("stopped", intent.id)
     assert row.paid_after_stop_at is not None
-    listed = {r["id"]: r for r in admin.list_reservations()}[reservation.id]
-    assert listed["paidAfterStopAt"] == row.paid_after_stop_at
+    listed = {r.reservation.id: r.reservation for r in admin.list_reservations()}
+    assert listed[reservation.id].paid_after_stop_at == row.paid_after_stop_at
     revenue = admin.revenue()
-    assert revenue["adRevenue"] == []
-    assert [(r["reservationId"], r["amountReceived"]) for r in revenue["paidAfterStop"]] == [
+    assert revenue.by_month == []
+    assert [(r.reservation.id, r.amount_received) for r in revenue.paid_after_stop] == [
         (reservation.id, intent.amount_received)
     ]
 
@@ -134,7 +136,7 @@ def test_rejection_closes_the_checkout_on_the_stripe_engine(monkeypatch):
             "models.ads.checkout.get_provider",
             lambda: StripeProvider("sk_test_fake", api_base=url),
         )
-        stop(reservation.id, "掲載基準に合いません")
+        stop(reservation.id, "掲載基準に合いません", PAGES)
     assert fake.last("POST", "/v1/checkout/sessions/cs_open_7/expire")
     assert AdReservation.get_by_id(reservation.id).position_released_at is not None
 
@@ -182,7 +184,7 @@ def test_an_expired_event_of_an_older_checkout_keeps_the_hold(client):
 
 def test_an_expired_event_never_releases_a_paid_reservation(client):
     reservation, _ = buy()
-    record_payment(reservation.id, "pi_1")
+    mark_paid(reservation.id, "pi_1")
     expired = event(
         "checkout.session.expired",
         id=session_of(reservation),
@@ -225,7 +227,7 @@ def test_a_paid_or_expired_hold_cannot_be_reopened(client, site):
     assert closed.get_json()["error"]["code"] == "checkout_closed"
     assert client.get(f"/api/ads/reservations/{rid}").get_json()["paymentState"] == "processing"
 
-    record_payment(rid, "pi_1")
+    mark_paid(rid, "pi_1")
     paid = client.post(f"/api/ads/reservations/{rid}/checkout", content_type="application/json")
     assert paid.status_code == 409
     listed = client.get("/api/ads/reservations").get_json()["reservations"][0]
@@ -247,7 +249,7 @@ def test_someone_elses_checkout_is_not_found(client, site):
 
 def test_the_stop_notice_is_kept_and_opens_again(client, site):
     reservation, _ = buy()
-    record_payment(reservation.id, "pi_1")
+    mark_paid(reservation.id, "pi_1")
     approve(reservation.id)
     sign_in(client, make_admin())
     answered = client.post(
@@ -271,18 +273,16 @@ def test_a_stopped_ad_holding_its_unit_shows_in_the_timeline(client, site):
     AdReservation.update(start_month=month_of(utcnow()), end_month=month_of(utcnow())).where(
         AdReservation.id == reservation.id
     ).execute()
-    record_payment(reservation.id, "pi_1")
+    mark_paid(reservation.id, "pi_1")
     approve(reservation.id)
-    stop(reservation.id, "誇大な表現")
+    stop(reservation.id, "誇大な表現", PAGES)
     cells = [
         cell
-        for row in admin.timeline()["rows"]
-        for cell in row["cells"]
-        if cell and cell["reservationId"] == reservation.id
+        for row in admin.timeline().rows
+        for cell in row.cells
+        if cell and cell.id == reservation.id
     ]
-    assert cells == [
-        {"reservationId": reservation.id, "advertiserName": "山田商店", "status": "stopped"}
-    ]
+    assert [(cell.advertiser_name, cell.status) for cell in cells] == [("山田商店", "stopped")]
 
 
 def test_a_reservation_never_stopped_has_no_notice(client):

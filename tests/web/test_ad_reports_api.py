@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import uuid
+
+from models.tables import AdClickLog, AdImpressionDaily
 from tests.factories import make_admin, make_reservation, make_user, sign_in
 
 
@@ -49,9 +52,6 @@ def test_the_admin_report_endpoint(client, app):
 
 
 def _measure(reservation, rows):
-    import uuid
-
-    from models.tables import AdClickLog, AdImpressionDaily
 
     for day, count, clicks in rows:
         AdImpressionDaily.create(
@@ -112,9 +112,6 @@ def test_the_admin_report_page_shows_clicks_without_a_view_token(app):
 
 
 def test_the_admin_report_page_shows_bot_clicks_apart(app):
-    import uuid
-
-    from models.tables import AdClickLog
 
     # Given two human clicks (one without a token) and a bot's click
     reservation = make_reservation(start_month="2027-01", end_month="2027-01")

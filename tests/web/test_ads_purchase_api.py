@@ -9,8 +9,8 @@ import requests
 
 from models.ads.months import add_months, month_of
 from models.clock import utcnow
+from models.payments.local_engine import LocalCheckoutSession
 from models.tables import AdReservation
-from tests.conftest import drain
 from tests.factories import (
     csrf_token,
     image_bytes,
@@ -20,6 +20,9 @@ from tests.factories import (
     make_user,
     sign_in,
 )
+from tests.fakes.ad_pages import PAGES
+from tests.fixtures import drain
+from web.urls import AD_PAGES
 
 NEXT = add_months(month_of(utcnow()), 1)
 
@@ -105,6 +108,73 @@ def test_rejections_are_400_with_fields_and_a_full_slot_is_409(client):
         assert client.post("/api/ads/reservations", json=body(user)).status_code == 201
     full = client.post("/api/ads/reservations", json=body(user))
     assert (full.status_code, code(full)) == (409, "slot_full")
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        # refused by the schema
+        ({"slot": "sidebar"}, "slot"),
+        ({"country": "XX"}, "country"),
+        ({"startMonth": "2027-13"}, "startMonth"),
+        ({"months": "3"}, "months"),
+        ({"months": True}, "months"),
+        ({"consent": "yes"}, "consent"),
+        # refused by the domain, under the name the request used
+        ({"country": "US"}, "country"),  # a real country without a price
+        ({"startMonth": month_of(utcnow())}, "startMonth"),
+        ({"imageUrl": "https://elsewhere.example/a.png"}, "imageUrl"),
+        ({"profileId": "00000000-0000-4000-8000-000000000000"}, "profileId"),
+        ({"profileId": None}, "profileId"),
+    ],
+)
+def test_each_rejection_names_the_field_as_the_request_did(client, change, field):
+    user = make_user()
+    sign_in(client, user)
+    refused = client.post("/api/ads/reservations", json=body(user, **change))
+    assert refused.status_code == 400
+    assert field in refused.get_json()["error"]["fields"]
+    assert AdReservation.select().count() == 0
+
+
+def test_a_new_profiles_problem_is_named_by_its_path(client):
+    user = make_user()
+    sign_in(client, user)
+    profile = {
+        "businessLegalName": "株式会社新",
+        "businessAddress": "大阪府大阪市1-1",
+        "contactName": "佐藤",
+        "contactEmail": "sato",
+        "businessCategory": "food_beverage",
+    }
+    refused = client.post("/api/ads/reservations", json=body(user, profileId=None, profile=profile))
+    assert refused.get_json()["error"]["fields"] == {
+        "profile.contactEmail": "not an e-mail address"
+    }
+
+
+def test_the_checkout_and_the_stop_notice_point_to_the_sites_own_pages(client, app):
+    # Given a reservation made through the API
+    user = make_user()
+    sign_in(client, user)
+    created = client.post("/api/ads/reservations", json=body(user)).get_json()
+    rid = created["reservation"]["id"]
+    # Then its checkout comes back to the reservation's page, or the form when cancelled
+    session = LocalCheckoutSession.get_by_id(created["checkoutUrl"].rsplit("/", 1)[1])
+    base = "http://127.0.0.1:8000"
+    assert session.success_url == f"{base}/ads/{rid}?paid=1"
+    assert session.cancel_url == f"{base}/ads/new?cancelled={rid}"
+    # And when it is stopped, the notice ends with the reservation's page
+    admin = app.test_client()
+    sign_in(admin, make_admin())
+    stopped = admin.post(
+        f"/api/admin/ads/reservations/{rid}/stop", json={"reason": "画像が規約に反します"}
+    ).get_json()
+    assert stopped["notice"]["body"].endswith(f"\n{base}/ads/{rid}")
+    # And the spelled-out pages of the domain tests are the same addresses
+    with app.test_request_context():
+        for page in ("reservation", "paid", "cancelled"):
+            assert getattr(AD_PAGES, page)(rid) == getattr(PAGES, page)(rid)
 
 
 def test_admin_review_endpoints(client, app):

@@ -26,6 +26,8 @@ from tests.factories import (
     make_video,
     sign_in,
 )
+from web import create_app
+from web.api.openapi import document
 
 CHECKS = [
     not_a_server_error,
@@ -57,9 +59,6 @@ def caller(app, role):
 
 
 def _schema():
-    from web import create_app
-    from web.api.openapi import document
-
     # The payment provider's webhooks are left out: a fuzzer cannot sign, and every
     # unsigned body is answered by design (tests/web/test_payment_webhooks.py).
     return schemathesis.openapi.from_dict(document(create_app())).exclude(tag="webhooks")

@@ -10,6 +10,7 @@ import requests
 from oidc_provider_mock import run_server_in_thread
 
 from models.tables import Account, Session, User
+from web import create_app
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +21,6 @@ def provider():
 
 @pytest.fixture
 def app(settings, provider):
-    from web import create_app
-
     app = create_app(
         replace(
             settings,

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests.factories import make_admin, sign_in
+from web.api.operation import JSON
 
 GARBAGE_BODIES = [
     None,
@@ -79,8 +80,6 @@ def test_no_route_answers_500_to_garbage(app, client, role):
 
 def json_body_calls(app):
     """(method, path) of every call that reads a JSON body, with its body model."""
-    from web.api.operation import JSON
-
     for rule in app.url_map.iter_rules():
         spec = getattr(app.view_functions[rule.endpoint], "operation", None)
         if spec is None or spec.body is None or spec.body_kind != JSON:

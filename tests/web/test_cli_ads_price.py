@@ -7,6 +7,7 @@ import re
 from click.testing import CliRunner
 
 from models.payments import get_provider
+from tests.fixtures import take_messages
 from web.cli import main
 
 
@@ -43,8 +44,6 @@ def test_bad_input_is_refused_clearly():
 
 
 def test_ads_expire_enqueues_the_expiry_and_the_hold_release(stub_broker):
-    from tests.conftest import take_messages
-
     result = run("ads", "expire")
     assert result.exit_code == 0, result.output
     assert [m["actor_name"] for m in take_messages(stub_broker, "ads")] == [

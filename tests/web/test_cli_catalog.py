@@ -5,8 +5,8 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from models import ingest
-from tests.conftest import take_messages
 from tests.fakes.platform_files import manual
+from tests.fixtures import take_messages
 from web.cli import main
 
 

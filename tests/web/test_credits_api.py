@@ -5,8 +5,8 @@ from __future__ import annotations
 import requests
 
 from models.tables import User
-from tests.conftest import drain
 from tests.factories import make_subscription, make_user, make_video, sign_in
+from tests.fixtures import drain
 
 
 def error_code(response):

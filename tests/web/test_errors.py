@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.factories import make_admin, sign_in
+from tests.factories import make_admin, make_user, sign_in
 
 
 def assert_error(response, status, code):
@@ -71,8 +71,6 @@ def test_pages_get_an_html_error_page(client):
 
 
 def test_a_nul_in_the_path_or_query_is_a_400_on_every_database(client):
-    from tests.factories import make_user, sign_in
-
     sign_in(client, make_user())
     for url in (
         "/api/ads/reservations/%00/checkout",

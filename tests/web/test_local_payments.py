@@ -13,8 +13,9 @@ import requests
 from models.payments import LineItem, get_provider
 from models.payments.local_engine import LocalPaymentIntent
 from models.tables import AdReservation, PaymentEvent, Subscription
-from tests.conftest import drain
 from tests.factories import make_reservation, make_user
+from tests.fixtures import drain
+from web import create_app
 
 
 def ad_session(reservation, quantity):
@@ -112,8 +113,6 @@ def test_unknown_checkout_pages_are_404(site):
 
 
 def test_the_local_pages_do_not_exist_with_the_stripe_backend(settings):
-    from web import create_app
-
     app = create_app(replace(settings, payment_backend="stripe", payment_api_key="sk_test_x"))
     assert app.test_client().get("/_local-payments/checkout/cs_1").status_code == 404
 

@@ -7,8 +7,10 @@ import logging
 import pytest
 
 from models.clock import now_iso
+from models.db import db
 from models.tables import User
 from tests.factories import make_subscription, make_user, sign_in
+from tests.fixtures import tables_to_clear
 
 
 def test_me_reports_the_account(client):
@@ -69,8 +71,22 @@ def test_a_set_country_is_never_overwritten(client):
     assert client.get("/api/me", headers={"Edge-IPCountry": "JP"}).get_json()["country"] == "FR"
 
 
-def test_anonymous_requests_write_nothing(client):
-    assert client.get("/", headers={"Edge-IPCountry": "JP"}).status_code == 200
+def _rows_everywhere() -> dict[str, int]:
+    return {
+        table: db.execute_sql(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        for table in tables_to_clear(db)
+    }
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/search?q=猫", "/api/me", "/api/search?q=猫", "/api/ads/slots", "/ads/new"]
+)
+def test_anonymous_requests_write_nothing(client, path):
+    """A visitor with a country header is not a user: no row anywhere, no session."""
+    response = client.get(path, headers={"Edge-IPCountry": "JP"})
+    assert response.status_code in (200, 302, 401)
+    assert {table: n for table, n in _rows_everywhere().items() if n} == {}
+    assert "session" not in response.headers.get("Set-Cookie", "")
 
 
 def test_a_failing_backfill_does_not_block_the_request(client, monkeypatch, caplog):

@@ -6,7 +6,7 @@ import pytest
 
 from models import ingest
 from models.credits import unlock_video
-from tests.factories import make_user, sign_in
+from tests.factories import make_admin, make_reservation, make_user, sign_in
 from tests.fakes.platform_files import manual
 
 CH = "UCpagetestpagetestpage01"
@@ -59,8 +59,6 @@ def test_account_page_lists_history_and_favorites(client, indexed):
 
 
 def test_purchase_form_and_admin_pages_render(client, app):
-    from tests.factories import make_admin
-
     assert client.get("/ads/new").status_code == 302  # sign in first
     sign_in(client, make_user())
     form = client.get("/ads/new").get_data(as_text=True)
@@ -74,8 +72,6 @@ def test_purchase_form_and_admin_pages_render(client, app):
 
 
 def test_advertiser_and_report_pages(client, app):
-    from tests.factories import make_admin, make_reservation
-
     owner = make_user()
     reservation = make_reservation(owner, status="active")
     sign_in(client, owner)

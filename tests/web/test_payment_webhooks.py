@@ -8,11 +8,11 @@ import uuid
 
 import pytest
 
-from models import counters
+from models import operational_counters
 from models.payments import webhooks
 from models.tables import AdReservation, PaymentEvent
-from tests.conftest import take_messages
 from tests.factories import make_reservation
+from tests.fixtures import take_messages
 
 AD = "/api/webhooks/payment/ad-checkout"
 SUBSCRIPTION = "/api/auth/payment/webhook"
@@ -89,7 +89,7 @@ def completed(reservation_id="r-x", intent="pi_1", payment_status="paid", **extr
 
 @pytest.fixture
 def outcomes(redis_client):
-    return lambda: counters.read("ad_checkout_webhook")
+    return lambda: operational_counters.read("ad_checkout_webhook")
 
 
 def test_ad_webhook_sets_the_payment_intent_and_leaves_the_status(client, outcomes):
@@ -119,6 +119,14 @@ def test_ad_webhook_replay_with_another_intent_keeps_the_first(client, outcomes)
         ("ignored_event", event("charge.refunded", metadata={}), True),
         ("ignored_event", event("payment_intent.payment_failed"), True),
         ("missing_metadata", completed(reservation_id=None), True),
+        ("missing_metadata", completed(reservation_id="r-\x00"), True),
+        (
+            "missing_metadata",
+            event(mode="subscription", subscription="sub_1", metadata={"reference_id": "u"}),
+            True,
+        ),
+        ("missing_payment_intent", completed(intent=None), True),
+        ("missing_payment_intent", completed(intent="pi_\x00"), True),
         ("unknown_reservation", completed(reservation_id="no-such-reservation"), True),
     ],
 )

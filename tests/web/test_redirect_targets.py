@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from urllib.parse import quote
 
 import pytest
 
@@ -50,8 +51,6 @@ def test_the_dev_login_page_navigates_home_instead_of_off_site(client, target):
 
 @pytest.mark.parametrize("target", ON_SITE)
 def test_a_path_of_this_site_is_kept(client, target):
-    from urllib.parse import quote
-
     assert dev_login_target(client, quote(target, safe="")) == target
     sign_in(client, make_user())
     response = client.get(f"/login?next={quote(target, safe='')}")

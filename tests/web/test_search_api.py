@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
-from models import ingest
+from models import ingest, library
 from models.credits import unlock_video
 from models.tables import SearchHistory
-from tests.conftest import drain
 from tests.factories import make_admin, make_user, sign_in
 from tests.fakes.platform_files import manual
+from tests.fixtures import drain
 from web.cli import main
 
 CH = "UCapitestapitestapites1"
@@ -56,6 +58,35 @@ def test_search_answers_the_contract(client, indexed):
     assert hit["url"] == "https://www.youtube.com/watch?v=apiVideo001"
     assert hit["publishedAt"] == "2026-03-01T00:00:00.000Z"
     assert hit["thumbnailUrl"].endswith("/apiVideo001/hqdefault.jpg")
+
+
+def test_the_page_and_the_api_make_one_search_call_and_show_the_same_hits(
+    client, indexed, monkeypatch
+):
+    # Given the one search call that the page and the API share, watched
+    calls = []
+    shared = library.search
+
+    def watched(user_id, query):
+        results = shared(user_id, query)
+        calls.append((user_id, query, results))
+        return results
+
+    monkeypatch.setattr(library, "search", watched)
+    user = make_user()
+    sign_in(client, user)
+    # When one query is asked of the API and of the page
+    answer = client.get("/api/search?q=旅&target=title,subtitle").get_json()
+    page = client.get("/search?q=旅&target=title,subtitle").get_data(as_text=True)
+    # Then both went through the call, with the same query, for the signed-in user
+    [(api_user, api_query, api_results), (page_user, page_query, page_results)] = calls
+    assert (api_user, page_user) == (user.id, user.id)
+    assert api_query == page_query and api_results == page_results
+    # And they show the same hits in the same order, remembered once in the history
+    hits = [hit["videoId"] for hit in answer["hits"]]
+    assert len(hits) == 2
+    assert re.findall(r'data-video-id="([^"]+)"', page) == hits
+    assert SearchHistory.select().where(SearchHistory.user == user.id).count() == 1
 
 
 def test_title_hits_have_no_times(client, indexed):

@@ -13,6 +13,7 @@ from models.ads.delivery import clear_process_cache
 from models.ads.months import month_of
 from models.ads.reservations import approve
 from models.clock import utcnow
+from models.credits import unlock_video
 from tests.factories import make_admin, make_reservation, make_user, production_app, sign_in
 from tests.fakes.platform_files import manual
 
@@ -46,8 +47,6 @@ def site_content(platform_files):
 
 def every_page(app, client):
     """(name, response) for each page a visitor, a member and an administrator can open."""
-    from models.credits import unlock_video
-
     yield "home", client.get("/")
     yield "search", client.get("/search?q=字幕", headers=JP)
     yield "search without hits", client.get("/search?q=ありえない言葉", headers=JP)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import re
+from dataclasses import replace
 
+from models.tables import User
 from models.users import revoke_all_sessions
+from tasks.billing import create_payment_customer
 from tests.factories import make_user, production_app, session_count, sign_in
+from tests.fixtures import take_messages
+from web import create_app
 
 
 def test_dev_login_creates_the_user_once_and_signs_in(client):
@@ -34,12 +40,33 @@ def test_production_cookies_are_secure_and_dev_login_does_not_exist():
 
 
 def test_dev_login_refused_when_switched_off(settings):
-    from dataclasses import replace
-
-    from web import create_app
-
     app = create_app(replace(settings, dev_login=False))
     assert app.test_client().post("/auth/dev-login", json={"email": "x@e.com"}).status_code == 404
+
+
+def test_sign_up_queues_the_payment_customer(client, stub_broker):
+    body = sign_in(client, "payer@example.com")
+    [message] = take_messages(stub_broker, "billing")
+    assert message["actor_name"] == "create_payment_customer"
+    assert (message["args"], message["kwargs"]) == ([], {"user_id": body["id"]})
+
+
+def test_sign_up_with_the_queue_down_signs_in_and_leaves_the_customer_to_checkout(
+    client, stub_broker, monkeypatch, caplog
+):
+    """The payment customer's policy is LOG: the subscription checkout creates the
+    customer when the message never went (README, Faults and recovery)."""
+
+    def down(*_a, **_k):
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(create_payment_customer, "send", down)
+    with caplog.at_level(logging.ERROR, logger="workers.sending"):
+        body = sign_in(client, "payer@example.com")
+    assert client.get("/api/me").get_json()["id"] == body["id"]
+    assert f"create_payment_customer was not queued (user_id={body['id']})" in caplog.text
+    assert User.get_by_id(body["id"]).payment_customer_id is None  # not created inline
+    assert take_messages(stub_broker, "billing") == []
 
 
 def _csrf_token(client):

@@ -14,8 +14,9 @@ from models.clock import utcnow
 from models.payments import webhooks
 from models.referrals import claim_referral
 from models.tables import OutboxMessage, PaymentEvent, User
-from tests.conftest import drain, take_messages
+from tasks.billing import process_subscription_event
 from tests.factories import make_user
+from tests.fixtures import drain, take_messages
 from tests.models.test_subscription_events import complete_subscription
 
 SUBSCRIPTION = "/api/auth/payment/webhook"
@@ -106,8 +107,6 @@ def test_a_lost_message_and_a_redelivery_give_the_plan_and_credits_exactly_once(
 def test_a_queue_that_is_down_loses_nothing_and_the_redrive_sends_it(
     client, stub_broker, stub_worker, monkeypatch
 ):
-    from tasks.billing import process_subscription_event
-
     user = make_user()
     payload = completion_event(user, "price_local_pro")
 

@@ -3,39 +3,13 @@ the test Redis (or another Redis URL, such as a frozen one)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
 import subprocess
 import sys
 
 import pytest
 import requests
 
-from tests.workers.test_queue_flow import ROOT, _env, wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def stop(process) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        kill(process)
-
-
-def kill(process) -> None:
-    """SIGKILL the process and its children (a Dramatiq worker runs in a child of its
-    main process): no chance to give anything back, and no orphan left behind."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+from tests.workers.processes import ROOT, flow_env, free_port, kill, stop, wait_for
 
 
 @pytest.fixture
@@ -50,7 +24,7 @@ def start_web(tmp_path):
         process = subprocess.Popen(
             [sys.executable, "-m", "web.cli", "serve", "--port", str(port)],
             cwd=ROOT,
-            env={**_env(), **env},
+            env={**flow_env(), **env},
             stdout=log,
             stderr=subprocess.STDOUT,
         )
@@ -80,9 +54,9 @@ def start_worker(tmp_path):
     def start(**env):
         log = open(tmp_path / f"worker{len(started)}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
-            [sys.executable, "-m", "dramatiq", "tasks", "--processes", "1", "--threads", "2"],
+            [sys.executable, "-m", "dramatiq", "tasks:setup", "--processes", "1", "--threads", "2"],
             cwd=ROOT,
-            env={**_env(), **env},
+            env={**flow_env(), **env},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, for `kill`

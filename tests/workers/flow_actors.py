@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 
-import dramatiq
 import redis
 
 from models.verifications import VerificationStore
+from workers.actors import actor
 
 _redis = redis.Redis.from_url(os.environ["REDIS_URL"])
 
 
-@dramatiq.actor(queue_name="flow", max_retries=0)
+@actor(queue_name="flow", max_retries=0)
 def record_probe(key):
     """Write a row through the per-message connection, then count the run in Redis (in
     that order, so a test that sees the count also sees the row)."""
@@ -20,7 +20,7 @@ def record_probe(key):
     _redis.incr(f"{key}:runs")
 
 
-@dramatiq.actor(queue_name="flow", max_retries=0)
+@actor(queue_name="flow", max_retries=0)
 def flaky_probe(key):
     """Fails until the test allows it, so the message is dead-lettered first."""
     if not _redis.get(f"{key}:allow"):

@@ -14,7 +14,7 @@ from models.referrals import claim_referral
 from models.tables import User
 from tests.factories import make_user
 from tests.web.test_subscription_outbox import completion_event
-from tests.workers.test_queue_flow import wait_for
+from tests.workers.processes import wait_for
 
 pytestmark = pytest.mark.flow
 

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 from dramatiq import Message
 
 from models.verifications import VerificationStore
-from tests.conftest import TEST_REDIS_URL
+from tests.fixtures import TEST_REDIS_URL
+from tests.workers.processes import ROOT, flow_env, wait_for
 from workers.broker import build_broker
 
 pytestmark = pytest.mark.flow
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env():
-    return {**os.environ, "QUEUE_BROKER": "redis", "REDIS_URL": TEST_REDIS_URL}
 
 
 @pytest.fixture
@@ -40,7 +34,7 @@ def worker_process(redis_client, tmp_path):
                 sys.executable,
                 "-m",
                 "dramatiq",
-                "tasks",
+                "tasks:setup",  # as `subsearch worker` runs it
                 "tests.workers.flow_actors",
                 "--processes",
                 "1",
@@ -48,7 +42,7 @@ def worker_process(redis_client, tmp_path):
                 "2",
             ],
             cwd=ROOT,
-            env=_env(),
+            env=flow_env(),
             stdout=log,
             stderr=subprocess.STDOUT,
         )
@@ -65,15 +59,6 @@ def send(broker, actor, key):
     broker.enqueue(Message(queue_name="flow", actor_name=actor, args=(key,), kwargs={}, options={}))
 
 
-def wait_for(condition, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def runs(redis_client, key):
     return int(redis_client.get(f"{key}:runs") or 0)
 
@@ -82,7 +67,7 @@ def cli(*args):
     return subprocess.run(
         [sys.executable, "-m", "web.cli", *args],
         cwd=ROOT,
-        env=_env(),
+        env=flow_env(),
         capture_output=True,
         text=True,
         timeout=60,

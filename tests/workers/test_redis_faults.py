@@ -9,6 +9,7 @@ import time
 import uuid
 from contextlib import contextmanager
 
+import psycopg2
 import pytest
 import redis
 import requests
@@ -18,11 +19,10 @@ from models.ads.months import month_of
 from models.clock import now_iso, utcnow
 from models.db import is_postgres
 from models.tables import AdClickLog, AdImpressionDaily
-from tests.conftest import TEST_REDIS_URL
 from tests.factories import make_reservation
 from tests.fakes.frozen_server import frozen_server
-from tests.workers.conftest import kill
-from tests.workers.test_queue_flow import wait_for
+from tests.fixtures import TEST_REDIS_URL
+from tests.workers.processes import kill, wait_for
 from workers.broker import build_broker
 
 pytestmark = pytest.mark.flow
@@ -38,8 +38,6 @@ def writes_blocked():
     """Hold the database's write lock from another connection, so a worker's writes wait."""
     url = os.environ["DATABASE_URL"]
     if is_postgres():
-        import psycopg2
-
         conn = psycopg2.connect(url)
         cur = conn.cursor()
         cur.execute("LOCK TABLE ad_impression_events IN ACCESS EXCLUSIVE MODE")

@@ -116,7 +116,6 @@ def init_app(app):
 
 from web.api import (  # noqa: E402, F401  (attach their routes)
     admin,
-    admin_ads,
     ads,
     ads_delivery,
     ads_reports,

@@ -4,48 +4,42 @@ from __future__ import annotations
 
 from flask import jsonify, request
 from flask_login import current_user
+from werkzeug.wrappers import Response as HttpResponse
 
-from models.ads import SLOT_IDS, slot_names
+from models.ads import slot_names
 from models.ads.images import store_ad_image
-from models.ads.inventory import fetch_ad_price, get_occupied_positions, next_position
-from models.ads.months import add_months
-from models.ads.profiles import create_profile, list_profiles, profile_json, update_profile
-from models.ads.reservations import reservation_json, reserve
+from models.ads.inventory import availability, fetch_ad_price
+from models.ads.profiles import create_profile, list_profiles, update_profile
+from models.ads.reservations import reserve
 from models.errors import NotFound, ValidationError
 from web.api import accepts_any_body, bp
 from web.api.operation import MEMBER, MULTIPART, operation
 from web.api.schemas import ads
+from web.api.schemas.common import api_field_names
+from web.urls import AD_PAGES
 
 
 @bp.get("/ads/slots")
 @operation("The ad slots and their positions", responses={200: ads.Slots})
-def ad_slots():
-    names = slot_names()
-    return jsonify(
-        slots=[
-            {
-                "id": slot,
-                "page": "/search" if slot.startswith("search") else "/videos/[videoId]",
-                "displayName": names.get(slot, slot),
-                "positions": 4,
-            }
-            for slot in SLOT_IDS
-        ]
-    )
+def ad_slots() -> HttpResponse:
+    return jsonify(ads.Slots.of(slot_names()).as_json())
 
 
 @bp.get("/ads/profiles")
 @operation("Own advertiser profiles", auth=MEMBER, responses={200: ads.Profiles})
-def ad_profiles():
-    return jsonify(profiles=[profile_json(p) for p in list_profiles(current_user.id)])
+def ad_profiles() -> HttpResponse:
+    profiles = [ads.Profile.of(p) for p in list_profiles(current_user.id)]
+    return jsonify(ads.Profiles(profiles=profiles).as_json())
 
 
 @bp.post("/ads/profiles")
 @operation(
     "Add an advertiser profile", auth=MEMBER, body=ads.ProfileBody, responses={201: ads.Profile}
 )
-def create_ad_profile(body):
-    return jsonify(profile_json(create_profile(current_user.id, _camel(body)))), 201
+def create_ad_profile(body: ads.ProfileBody) -> tuple[HttpResponse, int]:
+    with api_field_names():
+        created = create_profile(current_user.id, body.fields())
+    return jsonify(ads.Profile.of(created).as_json()), 201
 
 
 @bp.patch("/ads/profiles/<profile_id>")
@@ -56,14 +50,10 @@ def create_ad_profile(body):
     body=ads.ProfilePatch,
     responses={200: ads.Profile},
 )
-def edit_ad_profile(path, body):
-    changed = update_profile(current_user.id, path.profile_id, _camel(body))
-    return jsonify(profile_json(changed))
-
-
-def _camel(body) -> dict:
-    """The fields the caller sent, by their API names, for the domain's own checks."""
-    return body.model_dump(by_alias=True, exclude_unset=True)
+def edit_ad_profile(path: ads.ProfilePath, body: ads.ProfilePatch) -> HttpResponse:
+    with api_field_names():
+        changed = update_profile(current_user.id, path.profile_id, body.changes())
+    return jsonify(ads.Profile.of(changed).as_json())
 
 
 @bp.post("/uploads/ad-image")
@@ -74,26 +64,15 @@ def _camel(body) -> dict:
     responses={201: ads.UploadedImage},
     errors=(413,),
 )
-def upload_ad_image():
+def upload_ad_image() -> tuple[HttpResponse, int]:
     upload = request.files.get("file")
     if upload is None:
         raise ValidationError(fields={"file": "send the image as the multipart part 'file'"})
     stored = store_ad_image(current_user.id, upload.read())
-    return jsonify(
-        url=stored.url,
-        width=stored.width,
-        height=stored.height,
-        format=stored.format,
-        bytes=stored.bytes,
-        recommendations=stored.recommendations,
-    ), 201
+    return jsonify(ads.UploadedImage.of(stored).as_json()), 201
 
 
 accepts_any_body("api.upload_ad_image")
-
-
-def _price_json(price) -> dict:
-    return {"currency": price.currency, "unitAmount": price.unit_amount, "priceId": price.id}
 
 
 @bp.get("/ads/pricing")
@@ -104,12 +83,11 @@ def _price_json(price) -> dict:
     responses={200: ads.Pricing},
     errors=(404, 502, 503),
 )
-def ad_pricing(query):
-    country = query.country
-    price = fetch_ad_price(country)
+def ad_pricing(query: ads.PricingParams) -> HttpResponse:
+    price = fetch_ad_price(query.country)
     if price is None:
-        raise NotFound(f"Direct ads are not sold in {country}.")
-    return jsonify(country=country, **_price_json(price))
+        raise NotFound(f"Direct ads are not sold in {query.country}.")
+    return jsonify(ads.Pricing.of(query.country, price).as_json())
 
 
 @bp.get("/ads/inventory")
@@ -120,22 +98,9 @@ def ad_pricing(query):
     responses={200: ads.Inventory},
     errors=(502, 503),
 )
-def ad_inventory(query):
-    country = query.country
-    end = add_months(query.month, query.months - 1)
-    occupied = get_occupied_positions(query.slot, country, query.month, end)
-    position = next_position(occupied)
-    price = fetch_ad_price(country)
-    return jsonify(
-        slot=query.slot,
-        country=country,
-        month=query.month,
-        months=query.months,
-        occupiedPositions=occupied,
-        nextPosition=position,
-        full=position is None,
-        price=_price_json(price) if price else None,
-    )
+def ad_inventory(query: ads.InventoryParams) -> HttpResponse:
+    found = availability(query.slot, query.country, query.month, query.months)
+    return jsonify(ads.Inventory.of(query, found).as_json())
 
 
 @bp.post("/ads/reservations")
@@ -146,6 +111,7 @@ def ad_inventory(query):
     responses={201: ads.ReservationCreated},
     errors=(409, 502, 503),
 )
-def create_reservation(body):
-    reservation, checkout_url = reserve(current_user.id, _camel(body))
-    return jsonify(reservation=reservation_json(reservation), checkoutUrl=checkout_url), 201
+def create_reservation(body: ads.ReservationBody) -> tuple[HttpResponse, int]:
+    with api_field_names():
+        placed = reserve(current_user.id, body.order(), AD_PAGES)
+    return jsonify(ads.ReservationCreated.of(placed).as_json()), 201

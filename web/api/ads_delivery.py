@@ -6,6 +6,7 @@ import logging
 
 from flask import jsonify, redirect, request
 from flask_login import current_user
+from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import measurement, view_tokens
 from models.ads.delivery import ads_enabled_for, assignment
@@ -13,19 +14,14 @@ from models.ads.months import month_of
 from models.clock import iso, utcnow
 from models.countries import usable_country
 from models.errors import NotFound
+from tasks.ads import record_click, record_impression
 from web.api import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
-from web.api.schemas import ads, system
-from workers.sending import send_or_run
+from web.api.schemas import ads
+from web.api.schemas.common import ErrorBody
+from workers.sending import OnFailure, enqueue
 
 log = logging.getLogger(__name__)
-
-
-@bp.get("/ping")
-@operation(responses={200: system.Ping})
-def ping():
-    """Liveness: answers without touching the database or the queue."""
-    return jsonify(ok=True)
 
 
 @bp.get("/ads/serve")
@@ -34,25 +30,14 @@ def ping():
     query=ads.ServeParams,
     responses={200: ads.Served},
 )
-def serve(query):
-    slot = query.slot
+def serve(query: ads.ServeParams) -> HttpResponse:
     month = query.month or month_of(utcnow())
     # Without a country in the query (or an empty one), the visitor's own, as on the pages.
     raw_country = query.country or request.headers.get("Edge-IPCountry")
-    country = usable_country(raw_country)
-    body = {"slot": slot, "country": country or (raw_country or None), "month": month}
-    if not ads_enabled_for(current_user):
-        return jsonify(**body, adsEnabled=False, positions=[])
-    ads = assignment(slot, raw_country, month)
-    render = view_tokens.new_render_id()
-    return jsonify(
-        **body,
-        adsEnabled=True,
-        positions=[
-            {"position": n, "ad": ad.json(render) if ad else None}
-            for n, ad in enumerate(ads, start=1)
-        ],
-    )
+    shown_country = usable_country(raw_country) or raw_country or None
+    decided = assignment(query.slot, raw_country, month) if ads_enabled_for(current_user) else None
+    served = ads.Served.of(query.slot, shown_country, month, decided, view_tokens.new_render_id())
+    return jsonify(served.as_json())
 
 
 @bp.get("/ad-click/<reservation_id>")
@@ -68,8 +53,6 @@ def ad_click(path, query):
     without a queue it is written directly; failing that the visitor still goes on.
     Outside the contract period the visitor goes on and nothing is logged. A bot's click
     is logged too, marked, and left out of the reports' figures."""
-    from tasks.ads import record_click
-
     reservation_id = path.reservation_id
     now = utcnow()
     state = measurement.reservation_state(reservation_id, now)
@@ -82,19 +65,19 @@ def ad_click(path, query):
     # gets real clicks.
     genuine = view_tokens.verify(token, reservation_id, now).genuine
     user_agent = request.headers.get("User-Agent")
-    click = (
-        measurement.new_event_id(),
-        reservation_id,
-        measurement.stored_country(request.headers.get("Edge-IPCountry")),
-        user_agent,
-        iso(now),
-        token if genuine else None,
-        measurement.is_bot(user_agent),
+    # RUN_INLINE_OR_LOG: with the queue down the click is written here, and if that fails
+    # too it is logged and the visitor still goes on (README, Faults and recovery).
+    enqueue(
+        record_click,
+        on_failure=OnFailure.RUN_INLINE_OR_LOG,
+        click_id=measurement.new_event_id(),
+        reservation_id=reservation_id,
+        country=measurement.stored_country(request.headers.get("Edge-IPCountry")),
+        user_agent=user_agent,
+        at=iso(now),
+        view_token=token if genuine else None,
+        is_bot=measurement.is_bot(user_agent),
     )
-    try:
-        send_or_run(record_click, *click)
-    except Exception:
-        log.exception("click %s of %s was not logged", click[0], reservation_id)
     return redirect(state.redirect_url, code=302)
 
 
@@ -104,13 +87,12 @@ def ad_click(path, query):
     path=ads.ReservationPath,
     query=ads.BeaconParams,
     body_kind=NO_BODY,
-    responses={202: None, 204: None},
+    # 500: neither the queue nor the database could count it (README, Faults and recovery).
+    responses={202: None, 204: None, 500: ErrorBody},
 )
 def ad_impression(path, query):
     """Count one viewable impression per view token: the token's render identity is the
     event id, so a replay (here or after a redelivery) counts nothing."""
-    from tasks.ads import record_impression
-
     reservation_id = path.reservation_id
     if measurement.is_bot(request.headers.get("User-Agent")):
         return "", 204
@@ -124,14 +106,17 @@ def ad_impression(path, query):
     if seen.status != view_tokens.VALID or measurement.seen_before(seen.identity):
         return "", 204
     at = iso(now)
-    event = (
-        seen.identity,
-        reservation_id,
-        at[:10],
-        measurement.stored_country(request.headers.get("Edge-IPCountry")),
-        at,
+    # RUN_INLINE: with the queue down the impression is counted here, and if that fails
+    # too the beacon gets a 500 (README, Faults and recovery).
+    enqueue(
+        record_impression,
+        on_failure=OnFailure.RUN_INLINE,
+        event_id=seen.identity,
+        reservation_id=reservation_id,
+        date=at[:10],
+        country=measurement.stored_country(request.headers.get("Edge-IPCountry")),
+        at=at,
     )
-    send_or_run(record_impression, *event)
     return "", 202
 
 

@@ -1,14 +1,14 @@
-"""Reports: the advertiser's own reservations, and the administrators' report."""
+"""The advertiser's own reservations: figures, payment state, back to the checkout."""
 
 from __future__ import annotations
 
 from flask import jsonify
 from flask_login import current_user
+from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import checkout, reports
 from web.api import bp
-from web.api.admin import bp as admin_bp
-from web.api.operation import ADMIN, MEMBER, operation
+from web.api.operation import MEMBER, operation
 from web.api.schemas import account, ads
 
 
@@ -18,8 +18,9 @@ from web.api.schemas import account, ads
     auth=MEMBER,
     responses={200: ads.OwnReservations},
 )
-def own_reservations():
-    return jsonify(reservations=reports.advertiser_reservations(current_user.id))
+def own_reservations() -> HttpResponse:
+    own = [ads.OwnReservation.of(r) for r in reports.advertiser_reservations(current_user.id)]
+    return jsonify(ads.OwnReservations(reservations=own).as_json())
 
 
 @bp.get("/ads/reservations/<reservation_id>")
@@ -29,8 +30,9 @@ def own_reservations():
     path=ads.ReservationPath,
     responses={200: ads.OwnReservationDetail},
 )
-def own_reservation(path):
-    return jsonify(reports.advertiser_reservation(current_user.id, path.reservation_id))
+def own_reservation(path: ads.ReservationPath) -> HttpResponse:
+    detail = reports.advertiser_reservation(current_user.id, path.reservation_id)
+    return jsonify(ads.OwnReservationDetail.of(detail).as_json())
 
 
 @bp.post("/ads/reservations/<reservation_id>/checkout")
@@ -40,18 +42,6 @@ def own_reservation(path):
     responses={200: account.CheckoutUrl},
     errors=(409, 502, 503),
 )
-def resume_checkout(path):
+def resume_checkout(path: ads.ReservationPath) -> HttpResponse:
     """Back to the unpaid reservation's checkout while its hold lasts."""
     return jsonify(checkoutUrl=checkout.resume_checkout(current_user.id, path.reservation_id))
-
-
-@admin_bp.get("/ads/report")
-@operation(
-    "Impressions, clicks and CTR per reservation over a date range",
-    auth=ADMIN,
-    query=ads.ReportParams,
-    responses={200: ads.Report},
-)
-def admin_report(query):
-    start, end = reports.parse_range(query.start_date, query.end_date)
-    return jsonify(reports.admin_report(start, end))

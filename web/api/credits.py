@@ -49,7 +49,7 @@ def billing_checkout(body):
 @bp.get("/referrals")
 @operation("Own referral code and count", auth=MEMBER, responses={200: account.ReferralSummary})
 def referrals():
-    return jsonify(referral_summary(current_user))
+    return jsonify(account.ReferralSummary.of(referral_summary(current_user)).as_json())
 
 
 @bp.post("/referrals/claim")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import jsonify
 from flask_login import current_user
 
-from models.plans import plan_of, referral_count
+from models.plans import plan_of
+from models.referrals import referral_count
 from web.api import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas.account import Me

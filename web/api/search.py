@@ -36,9 +36,7 @@ def watch_url(video_id: str, start: float | None) -> str:
 )
 def search(query):
     query = query.search_query()
-    results = get_engine().search(query)
-    if current_user.is_authenticated:
-        library.record_search(current_user.id, query)
+    results = library.search(current_user.id if current_user.is_authenticated else None, query)
     total_pages = -(-results.total_hits // query.per_page)
     return jsonify(
         query=query.q,

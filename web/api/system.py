@@ -1,4 +1,4 @@
-"""Health of the service's own parts, for load balancers and operators."""
+"""Liveness and the health of the service's own parts, for load balancers and operators."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ from models.db import db
 from web.api import bp
 from web.api.operation import operation
 from web.api.schemas import system
+
+
+@bp.get("/ping")
+@operation(responses={200: system.Ping})
+def ping():
+    """Liveness: answers without touching the database or the queue."""
+    return jsonify(ok=True)
 
 
 @bp.get("/health")

@@ -7,9 +7,9 @@ import logging
 
 from flask import jsonify, request
 
-from models import billing, counters, outbox
-from models.ad_checkout import apply_ad_checkout_event
-from models.payments import WebhookSignatureInvalid, get_provider, webhooks
+from models import billing, operational_counters, outbox
+from models.ads.checkout_events import apply_checkout_event
+from models.payments import WebhookEvent, WebhookSignatureInvalid, get_provider, webhooks
 from web.api import accepts_any_body, bp
 from web.api.operation import SIGNED, operation
 from web.api.schemas.common import ErrorBody
@@ -19,7 +19,7 @@ from web.errors import error_response
 log = logging.getLogger(__name__)
 
 
-def _verified_event() -> dict:
+def _verified_event() -> WebhookEvent:
     return get_provider().verify_webhook(
         request.get_data(cache=False), request.headers.get(webhooks.SIGNATURE_HEADER)
     )
@@ -36,24 +36,24 @@ def _verified_event() -> dict:
 def ad_checkout_webhook():
     """200 when there is nothing (more) to do, bad signatures and unusable events
     included, so the provider stops sending (spec); 500 when a verified event could not
-    be applied, so it sends it again (CONTRACT 10.3). Outcomes are logged and counted."""
+    be applied, so it sends it again (README, Payments). Outcomes are logged and counted."""
     try:
         event = _verified_event()
-        outcome = apply_ad_checkout_event(event)
+        outcome = apply_checkout_event(event)
     except WebhookSignatureInvalid as error:
         log.warning("ad checkout webhook: %s", error)
-        counters.count("ad_checkout_webhook", "bad_signature")
+        operational_counters.count("ad_checkout_webhook", "bad_signature")
         return jsonify(received=True)
     except Exception:
         # Nothing was written (the event's record shares the write's transaction).
         log.exception("ad checkout webhook failed; the provider will send it again")
-        counters.count("ad_checkout_webhook", "error")
+        operational_counters.count("ad_checkout_webhook", "error")
         return error_response(
             500, "internal_error", "The event could not be applied; send it again."
         )
     if outcome not in ("paid", "already_paid"):
-        log.info("ad checkout webhook: %s (event %s)", outcome, event["id"])
-    counters.count("ad_checkout_webhook", outcome)
+        log.info("ad checkout webhook: %s (event %s)", outcome, event.id)
+    operational_counters.count("ad_checkout_webhook", outcome)
     return jsonify(received=True)
 
 
@@ -76,8 +76,10 @@ def subscription_webhook():
         return error_response(400, "invalid_request", "The webhook signature is not valid.")
     receipt = billing.receive_webhook_event(event, payload.decode("utf-8"))
     if receipt.pending:
-        # Sent again on a redelivery too: the first message may be the one Redis lost.
-        outbox.send_event(billing.EVENT_ENDPOINT, event["id"])
+        # Through the outbox, not workers.sending: the event is stored, so with the queue
+        # down it waits and the redrive sends it (README, Faults and recovery). Sent
+        # again on a redelivery too: the first message may be the one Redis lost.
+        outbox.send_event(billing.EVENT_ENDPOINT, event.id)
     if not receipt.new:
         return jsonify(received=True, duplicate=True)
     return jsonify(received=True)

@@ -6,18 +6,22 @@ import logging
 
 import click
 
+import tasks
+from models import migrations
+from models.db import db as database
 from models.db import init_db
 from models.errors import DomainError
 from models.settings import ConfigError, get_settings
+from models.users import promote
 
 
-def open_db():
+def open_db() -> None:
     init_db(get_settings().database_url)
 
 
 @click.group()
 @click.option("-v", "--verbose", is_flag=True, help="Log at debug level.")
-def main(verbose):
+def main(verbose: bool) -> None:
     """Operate subsearch."""
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
@@ -27,35 +31,31 @@ def main(verbose):
         get_settings()
     except ConfigError as error:
         raise click.ClickException(f"configuration: {error}") from None
+    tasks.setup()  # the broker, for the commands that enqueue (it connects on first use)
 
 
 @main.group()
-def db():
+def db() -> None:
     """Database schema."""
 
 
 @db.command("upgrade")
-def db_upgrade():
+def db_upgrade() -> None:
     """Apply pending migrations (idempotent) and seed the ad slots."""
-    from models import migrations
-
     open_db()
     applied = migrations.upgrade()
     click.echo(f"applied {', '.join(applied)}" if applied else "database is up to date")
 
 
 @main.group()
-def users():
+def users() -> None:
     """User accounts."""
 
 
 @users.command("promote")
 @click.argument("email")
-def users_promote(email):
+def users_promote(email: str) -> None:
     """Give the user with EMAIL the admin role."""
-    from models.db import db as database
-    from models.users import promote
-
     open_db()
     try:
         with database.connection_context():

@@ -6,27 +6,27 @@ import uuid
 
 import click
 
-from web.cli import main
+from models.countries import usable_country
+from models.payments import PaymentError, PaymentProvider, ad_price_id, get_provider
+from tasks.ads import expire_ad_reservations, release_unpaid_ad_holds
+from web.cli import main, open_db
 
 # Currencies of the countries we sell in; others name theirs with --currency.
 COUNTRY_CURRENCY = {"JP": "jpy"}
 
 
-def _provider():
-    from models.payments import get_provider
-    from web.cli import open_db
-
+def _provider() -> PaymentProvider:
     open_db()
     return get_provider()
 
 
 @main.group()
-def ads():
+def ads() -> None:
     """Direct ads."""
 
 
 @ads.group()
-def price():
+def price() -> None:
     """Ad prices at the payment provider (immutable: revise by creating a new one)."""
 
 
@@ -39,11 +39,8 @@ def price():
     help="Price per slot-month in the currency's smallest unit (yen for JPY).",
 )
 @click.option("--currency", help="ISO 4217 code; defaults to the country's current price.")
-def price_create(country, amount, currency):
+def price_create(country: str, amount: int, currency: str | None) -> None:
     """Create a new ad price for COUNTRY and print the variable to switch to it."""
-    from models.countries import usable_country
-    from models.payments import PaymentError, ad_price_id
-
     code = usable_country(country)
     if code is None:
         raise click.BadParameter(
@@ -81,10 +78,8 @@ def price_create(country, amount, currency):
 
 @price.command("archive")
 @click.argument("price_id")
-def price_archive(price_id):
+def price_archive(price_id: str) -> None:
     """Archive PRICE_ID: no new checkout can use it; paid reservations keep their amount."""
-    from models.payments import PaymentError
-
     try:
         archived = _provider().archive_price(price_id)
     except PaymentError as error:
@@ -93,10 +88,8 @@ def price_archive(price_id):
 
 
 @ads.command("expire")
-def ads_expire():
+def ads_expire() -> None:
     """Enqueue the expiry job (and the release of unpaid holds)."""
-    from tasks.ads import expire_ad_reservations, release_unpaid_ad_holds
-
     expire_ad_reservations.send()
     release_unpaid_ad_holds.send()
     click.echo("enqueued expire_ad_reservations and release_unpaid_ad_holds")

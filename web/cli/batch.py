@@ -6,26 +6,23 @@ import re
 
 import click
 
-from web.cli import main
+from models import outbox
+from models.db import write_transaction
+from web.cli import main, open_db
 
 
 @main.group()
-def batch():
+def batch() -> None:
     """Periodic jobs."""
 
 
 @batch.command("monthly-reset")
 @click.option("--period", help="The month it is for, YYYY-MM (default: the current UTC month).")
 @click.option("--force", is_flag=True, help="Run even when that month's reset already ran.")
-def monthly_reset(period, force):
+def monthly_reset(period: str | None, force: bool) -> None:
     """Enqueue batch-monthly-reset: balances to plan limits, expired access removed."""
     if period and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", period):
         raise click.BadParameter("use YYYY-MM", param_hint="--period")
-    import tasks  # noqa: F401  (declares the actor)
-    from models import outbox
-    from models.db import write_transaction
-    from web.cli import open_db
-
     open_db()
     with write_transaction():
         message_id = outbox.add("batch-monthly-reset", period, force)

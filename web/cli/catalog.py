@@ -7,25 +7,31 @@ import json
 
 import click
 
+from models.ingest import videos_to_reindex
+from models.platform.fixture import FixturePlatform
+from models.search import SearchEngine, SearchError, get_engine
+from models.settings import get_settings
+from tasks.channels import (
+    fetch_video_subtitles,
+    import_channel,
+    refresh_channel,
+    refresh_due_channels,
+)
 from web.cli import main, open_db
 
 
-def _engine():
-    from models.search import get_engine
-
+def _engine() -> SearchEngine:
     return get_engine()
 
 
 @main.group()
-def search():
+def search() -> None:
     """Search-engine operations."""
 
 
 @search.command("health")
-def search_health():
+def search_health() -> None:
     """Ask the engine whether it is available (no key needed)."""
-    from models.search import SearchError
-
     try:
         answer = _engine().health()
     except SearchError as error:
@@ -36,10 +42,8 @@ def search_health():
 
 
 @search.command("keys")
-def search_keys():
+def search_keys() -> None:
     """List the engine's API keys (needs SEARCH_MASTER_KEY)."""
-    from models.search import SearchError
-
     try:
         keys = _engine().keys()
     except SearchError as error:
@@ -51,7 +55,7 @@ def search_keys():
 
 
 @search.command("setup")
-def search_setup():
+def search_setup() -> None:
     """Create the `subtitles` index and apply its settings (idempotent)."""
     _engine().apply_settings()
     click.echo("index subtitles is set up")
@@ -59,11 +63,8 @@ def search_setup():
 
 @search.command("reindex")
 @click.option("--channel", "channel_id", help="Only this channel's videos.")
-def search_reindex(channel_id):
+def search_reindex(channel_id: str | None) -> None:
     """Enqueue a fresh fetch and index of every video (of one channel)."""
-    from models.ingest import videos_to_reindex
-    from tasks.channels import fetch_video_subtitles
-
     open_db()
     _engine().apply_settings()
     video_ids = videos_to_reindex(channel_id)
@@ -73,16 +74,14 @@ def search_reindex(channel_id):
 
 
 @main.group()
-def channels():
+def channels() -> None:
     """Channels of the video platform."""
 
 
 @channels.command("add")
 @click.argument("id_or_handle")
-def channels_add(id_or_handle):
+def channels_add(id_or_handle: str) -> None:
     """Enqueue the import of a channel (UC... id or @handle) and its videos."""
-    from tasks.channels import import_channel
-
     import_channel.send(id_or_handle)
     click.echo(f"enqueued import of {id_or_handle}")
 
@@ -90,10 +89,8 @@ def channels_add(id_or_handle):
 @channels.command("refresh")
 @click.argument("channel_id", required=False)
 @click.option("--all", "everything", is_flag=True, help="Every channel that is due.")
-def channels_refresh(channel_id, everything):
+def channels_refresh(channel_id: str | None, everything: bool) -> None:
     """Enqueue the 24-hour refresh of one channel, or of every due channel."""
-    from tasks.channels import refresh_channel, refresh_due_channels
-
     if bool(channel_id) == everything:
         raise click.UsageError("give a channel id or --all")
     if everything:
@@ -105,17 +102,13 @@ def channels_refresh(channel_id, everything):
 
 
 @main.group()
-def sample():
+def sample() -> None:
     """The bundled sample data."""
 
 
 @sample.command("load")
-def sample_load():
+def sample_load() -> None:
     """Enqueue the import of every channel of the fixture video platform."""
-    from models.platform.fixture import FixturePlatform
-    from models.settings import get_settings
-    from tasks.channels import import_channel
-
     platform = FixturePlatform(get_settings().video_fixture_dir)
     channel_ids = platform.channel_ids()
     for channel_id in channel_ids:

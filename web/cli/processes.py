@@ -10,9 +10,15 @@ import sys
 import time
 
 import click
+import redis
 
+from models import migrations, redis_client
 from models.settings import get_settings
-from web.cli import main
+from scheduler.runner import run
+from web import create_app
+from web.cli import main, open_db
+from workers.broker import get_broker
+from workers.redis_server import ensure_redis
 
 QUEUE_PREFETCH = 64
 
@@ -21,7 +27,7 @@ QUEUE_PREFETCH = 64
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=2, show_default=True, type=int, help="gunicorn workers.")
-def serve(host, port, workers):
+def serve(host: str, port: int, workers: int) -> None:
     """Run the web front (gunicorn in production, Flask's server in development)."""
     if get_settings().is_production:
         os.execvp(
@@ -37,8 +43,6 @@ def serve(host, port, workers):
                 "web.wsgi:app",
             ],
         )
-    from web import create_app
-
     create_app().run(host=host, port=port, threaded=True, use_reloader=False)
 
 
@@ -46,13 +50,16 @@ def serve(host, port, workers):
 @click.option("--processes", default=1, show_default=True, type=int)
 @click.option("--threads", default=4, show_default=True, type=int)
 @click.option("--queues", "-Q", multiple=True, help="Only these queues.")
-def worker(processes, threads, queues):
+def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
     """Run the Dramatiq worker over every actor in `tasks`."""
     args = [
         sys.executable,
         "-m",
         "dramatiq",
-        "tasks",
+        # Dramatiq's CLI calls tasks.setup() in each worker process, then uses the
+        # broker it set (`module:callable`, in Dramatiq's own words "a callable that
+        # sets up a broker").
+        "tasks:setup",
         "--processes",
         str(processes),
         "--threads",
@@ -68,16 +75,8 @@ def worker(processes, threads, queues):
 
 @main.command()
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between rounds.")
-def scheduler(interval):
+def scheduler(interval: float) -> None:
     """Run the scheduler: enqueue each due job of the schedule, nothing else."""
-    import redis
-
-    import tasks  # noqa: F401  (the actors it sends to)
-    from models import redis_client
-    from scheduler.runner import run
-    from web.cli import open_db
-    from workers.broker import broker
-
     open_db()  # outboxed jobs are written to the database before they are queued
 
     stopping = []
@@ -91,24 +90,20 @@ def scheduler(interval):
                     get_settings().redis_url, redis_client.WORKER_TIMEOUT
                 )
             ),
-            broker,
+            get_broker(),
             interval=interval,
             stop=lambda: bool(stopping),
         )
 
 
-def _interrupt(*_):
+def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
 
 @main.command()
 @click.option("--port", default=8000, show_default=True, type=int)
-def dev(port):
+def dev(port: int) -> None:
     """Web + worker + scheduler together, with a local Redis when none answers."""
-    from models import migrations
-    from web.cli import open_db
-    from workers.redis_server import ensure_redis
-
     settings = get_settings()
     redis_process = ensure_redis(settings.redis_url)
     if redis_process:

@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 import click
+import dramatiq
 
-from web.cli import main
+from models import outbox
+from web.cli import main, open_db
+from workers import deadletters
+from workers.broker import get_broker
 
 
-def _broker():
-    import tasks  # noqa: F401  (declares every actor and queue)
-    from workers.broker import broker
-
+def _broker() -> dramatiq.Broker:
+    broker = get_broker()
     if not hasattr(broker, "client"):
         raise click.ClickException("the queue is not Redis (QUEUE_BROKER=stub)")
     return broker
 
 
 @main.group()
-def queue():
+def queue() -> None:
     """Queues and dead letters."""
 
 
 @queue.command("status")
-def queue_status():
+def queue_status() -> None:
     """Messages ready, delayed and dead-lettered per queue, each dead letter, and what
     waits in the database outbox."""
-    from models import outbox
-    from web.cli import open_db
-    from workers import deadletters
-
     broker = _broker()
     rows = deadletters.status(broker)
     open_db()
@@ -49,9 +47,7 @@ def queue_status():
 @queue.command("requeue")
 @click.option("--queue", "queue_name", help="Only this queue.")
 @click.option("--actor", help="Only messages for this actor.")
-def queue_requeue(queue_name, actor):
+def queue_requeue(queue_name: str | None, actor: str | None) -> None:
     """Send dead-lettered messages again, with their retry count reset."""
-    from workers import deadletters
-
     sent = deadletters.requeue(_broker(), queue=queue_name, actor=actor)
     click.echo(f"requeued {len(sent)} message(s)")

@@ -3,52 +3,60 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
-from flask import Blueprint, abort, redirect, render_template, request
+from flask import Blueprint, Flask, abort, redirect, render_template, request, send_from_directory
 from flask_login import current_user, login_required
+from werkzeug.wrappers import Response as HttpResponse
 
 from models import library
-from models.ads import view_tokens
+from models.ads import SLOT_IDS, slot_names, view_tokens
 from models.ads.delivery import (
     MIDROLL_EVERY_HITS,
+    DirectAd,
+    SearchPageAds,
     ads_enabled_for,
     search_page_ads,
     video_page_ads,
 )
-from models.ads.months import month_of
+from models.ads.images import storage
+from models.ads.months import add_months, month_of
+from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
+from models.ads.reports import advertiser_reservation, advertiser_reservations
 from models.clock import parse_iso, utcnow
 from models.credits import calculate_credit_cost, has_access
 from models.errors import ValidationError
-from models.plans import PLAN_LIMITS, plan_of, referral_count
+from models.plans import PLAN_LIMITS, plan_of
+from models.referrals import referral_count
 from models.search import get_engine
 from models.tables import Channel, Video
+from web.api.operation import parse_path, parse_query
+from web.api.schemas.account import VideoPath
+from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath, ServedAd
+from web.api.schemas.catalog import SearchParams
+from web.charts import daily_lines
 
 bp = Blueprint("pages", __name__)
 
 
 @bp.get("/")
-def index():
+def index() -> str:
     return render_template("index.html")
 
 
 @bp.get("/search")
-def search():
-    from web.api.operation import parse_query
-    from web.api.schemas.catalog import SearchParams
-
+def search() -> str | tuple[str, int] | HttpResponse:
     if not (request.args.get("q") or "").strip():
         return redirect("/")
     try:
         query = parse_query(SearchParams, known_only=True).search_query()
     except ValidationError as error:
         return render_template("error.html", status=400, message=error.message), 400
-    results = get_engine().search(query)
-    if current_user.is_authenticated:
-        library.record_search(current_user.id, query)
+    results = library.search(current_user.id if current_user.is_authenticated else None, query)
     total_pages = max(1, -(-results.total_hits // query.per_page))
 
-    def page_link(page):
+    def page_link(page: int) -> str:
         return urlencode({**request.args.to_dict(), "page": page})
 
     ads = None
@@ -70,10 +78,7 @@ def search():
 
 
 @bp.get("/videos/<video_id>")
-def video(video_id):
-    from web.api.operation import parse_path
-    from web.api.schemas.account import VideoPath
-
+def video(video_id: str) -> str:
     video_id = parse_path(VideoPath, {"video_id": video_id}).video_id
     found = Video.get_or_none(Video.id == video_id)
     if found is None or found.subtitle_status == "deleted":
@@ -94,14 +99,7 @@ def video(video_id):
 
 @bp.get("/ads/new")
 @login_required
-def new_ad():
-    from types import SimpleNamespace
-
-    from models.ads import SLOT_IDS, slot_names
-    from models.ads.months import add_months, month_of
-    from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
-    from models.clock import utcnow
-
+def new_ad() -> str:
     names = slot_names()
     return render_template(
         "ads/new.html",
@@ -128,27 +126,22 @@ def minutes_left(expires_at: str) -> int:
 
 @bp.get("/ads")
 @login_required
-def own_ads():
-    from models.ads.reports import advertiser_reservations
-
+def own_ads() -> str:
+    own = advertiser_reservations(current_user.id)
     return render_template(
         "ads/list.html",
         status_labels=STATUS_LABELS,
         minutes_left=minutes_left,
-        reservations=advertiser_reservations(current_user.id),
+        reservations=[OwnReservation.of(r).as_json() for r in own],
     )
 
 
 @bp.get("/ads/<reservation_id>")
 @login_required
-def own_ad(reservation_id):
-    from models.ads.reports import advertiser_reservation
-    from web.api.operation import parse_path
-    from web.api.schemas.ads import ReservationPath
-    from web.charts import daily_lines
-
+def own_ad(reservation_id: str) -> str:
     reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
-    report = advertiser_reservation(current_user.id, reservation_id)
+    detail = advertiser_reservation(current_user.id, reservation_id)
+    report = OwnReservationDetail.of(detail).as_json()
     return render_template(
         "ads/detail.html",
         r=report,
@@ -160,12 +153,8 @@ def own_ad(reservation_id):
 
 
 @bp.get("/uploads/<name>")
-def uploaded(name):
+def uploaded(name: str) -> HttpResponse:
     """Ad images, as stored (re-encoded) by the upload."""
-    from flask import send_from_directory
-
-    from models.ads.images import storage
-
     if not storage().exists(name) or name.startswith("."):
         abort(404)
     response = send_from_directory(storage().path(name).parent, name, max_age=86400)
@@ -179,33 +168,34 @@ def ad_label() -> str:
 
 
 class _PageAds:
-    """A search page's decided ads, as JSON-shaped dictionaries for the template, all
-    under one render id (each ad's view token differs by its reservation and position)."""
+    """A search page's decided ads, as the API serves them (dictionaries for the
+    template), all under one render id (each ad's view token differs by its
+    reservation and position)."""
 
-    def __init__(self, page):
+    def __init__(self, page: SearchPageAds):
         self.page = page
         self.render = view_tokens.new_render_id()
-        self.bottom = _jsonish(page.bottom, self.render) if page.bottom is not None else None
+        self.bottom = _served(page.bottom, self.render) if page.bottom is not None else None
 
-    def midroll(self, firing):
-        return _jsonish(self.page.midroll(firing), self.render)
-
-
-def _jsonish(positions, render):
-    return [ad.json(render) if ad else None for ad in positions]
+    def midroll(self, firing: int) -> list[dict | None]:
+        return _served(self.page.midroll(firing), self.render)
 
 
-def _video_ads():
+def _served(positions: list[DirectAd | None], render: bytes) -> list[dict | None]:
+    return [ServedAd.of(ad, render).as_json() if ad else None for ad in positions]
+
+
+def _video_ads() -> dict[str, list[dict | None]] | None:
     if not ads_enabled_for(current_user):
         return None
     decided = video_page_ads(request.headers.get("Edge-IPCountry"), month_of(utcnow()))
     render = view_tokens.new_render_id()
-    return {slot: _jsonish(positions, render) for slot, positions in decided.items()}
+    return {slot: _served(positions, render) for slot, positions in decided.items()}
 
 
 @bp.get("/account")
 @login_required
-def account():
+def account() -> str:
     plan = plan_of(current_user.id)
     return render_template(
         "account.html",
@@ -218,5 +208,5 @@ def account():
     )
 
 
-def init_app(app):
+def init_app(app: Flask) -> None:
     app.register_blueprint(bp)

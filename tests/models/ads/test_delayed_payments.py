@@ -8,11 +8,12 @@ from datetime import timedelta
 
 from models.ads import admin
 from models.ads.months import add_months, month_of
-from models.ads.reservations import release_hold, release_unpaid_holds, reserve
+from models.ads.reservations import Order, release_hold, release_unpaid_holds, reserve
 from models.clock import utcnow
 from models.payments import get_provider
 from models.tables import AdCheckout, AdReservation
 from tests.factories import make_profile, make_upload, make_user
+from tests.fakes.ad_pages import PAGES
 
 NEXT = add_months(month_of(utcnow()), 1)
 AFTER_THE_TTL = timedelta(minutes=61)
@@ -20,18 +21,18 @@ AFTER_THE_TTL = timedelta(minutes=61)
 
 def buy(months=1):
     user = make_user()
-    body = {
-        "profileId": make_profile(user).id,
-        "slot": "search-result-bottom",
-        "country": "JP",
-        "startMonth": NEXT,
-        "months": months,
-        "advertiserName": "山田商店",
-        "imageUrl": make_upload(user),
-        "redirectUrl": "https://example.jp/shop",
-        "consent": True,
-    }
-    return reserve(user.id, body)[0]
+    order = Order(
+        slot="search-result-bottom",
+        country="JP",
+        start_month=NEXT,
+        months=months,
+        advertiser_name="山田商店",
+        image_url=make_upload(user),
+        redirect_url="https://example.jp/shop",
+        consent=True,
+        profile_id=make_profile(user).id,
+    )
+    return reserve(user.id, order, PAGES).reservation
 
 
 def session_of(reservation) -> str:
@@ -79,5 +80,5 @@ def test_revenue_counts_only_settled_money():
     provider.complete(session_of(awaited), method="konbini")
     # then revenue is the card's and the settled payment's, no more
     result = admin.revenue()
-    assert result["totals"] == [{"currency": "jpy", "amountReceived": 150_000}]
-    assert [row["payments"] for row in result["adRevenue"]] == [2]
+    assert result.totals == [admin.RevenueTotal("jpy", 150_000)]
+    assert [row.payments for row in result.by_month] == [2]

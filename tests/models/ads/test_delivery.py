@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from models import redis_client
+from models.ads import delivery_cache
 from models.ads.delivery import assignment, clear_process_cache, search_page_ads
 from models.ads.months import add_months, month_of
 from models.ads.reservations import approve, stop
 from models.clock import utcnow
 from models.tables import AdReservation
 from tests.factories import make_reservation
+from tests.fakes.ad_pages import PAGES
 
 MONTH = month_of(utcnow())
 SLOT = "search-result-bottom"
@@ -55,7 +58,7 @@ def test_each_active_reservation_shows_at_its_own_position(count):
 def test_a_stopped_position_leaves_a_gap_and_nothing_moves_up():
     for position in (1, 2, 3):
         active(position, advertiser_name=f"広告主{position}")
-    stop(AdReservation.get(AdReservation.position == 2).id, "違反")
+    stop(AdReservation.get(AdReservation.position == 2).id, "違反", PAGES)
     assert names() == ["広告主1", None, "広告主3", None]
 
 
@@ -90,7 +93,7 @@ def test_approve_and_stop_reach_delivery_at_once_despite_the_cache():
     assert names() == ["一番", None, None, None]  # pending: not delivered
     approve(second.id)
     assert names() == ["一番", "二番", None, None]
-    stop(first.id, "違反")
+    stop(first.id, "違反", PAGES)
     assert names() == [None, "二番", None, None]
 
 
@@ -107,8 +110,6 @@ def test_the_search_page_limit():
 
 
 def test_the_delivery_generation_is_read_at_most_once_a_second(monkeypatch):
-    from models import redis_client
-    from models.ads import delivery_cache
 
     first = delivery_cache.generation()
     redis_client.get_redis().incr(delivery_cache.KEY)  # another process approved an ad
@@ -119,8 +120,6 @@ def test_the_delivery_generation_is_read_at_most_once_a_second(monkeypatch):
 
 
 def test_this_process_sees_its_own_change_at_once():
-    from models.ads import delivery_cache
-
     first = delivery_cache.generation()
     delivery_cache.invalidate()
     assert delivery_cache.generation() == first + 1

@@ -11,8 +11,9 @@ import pytest
 from models.ads.delivery import clear_process_cache
 from models.ads.measurement import record_click, reservation_state
 from models.ads.reservations import approve, stop
-from models.tables import AdClickLog
+from models.tables import AdClickLog, AdReservation
 from tests.factories import make_reservation
+from tests.fakes.ad_pages import PAGES
 
 
 @pytest.fixture(autouse=True)
@@ -50,8 +51,6 @@ def test_an_active_ad_counts_only_inside_its_period(january_to_march, moment, co
 
 
 def test_the_period_of_a_live_ad_needs_no_database_read(january_to_march, monkeypatch):
-    from models.tables import AdReservation
-
     reservation_state(january_to_march.id)  # fills the cache
 
     def no_reads(*_a, **_k):
@@ -64,7 +63,7 @@ def test_the_period_of_a_live_ad_needs_no_database_read(january_to_march, monkey
 
 
 def test_a_stopped_ad_never_counts_and_an_unknown_id_is_unknown(january_to_march):
-    stop(january_to_march.id, "違反")
+    stop(january_to_march.id, "違反", PAGES)
     inside = datetime(2027, 2, 1, tzinfo=UTC)
     assert reservation_state(january_to_march.id, now=inside).status == "inactive"
     assert reservation_state(january_to_march.id, now=inside).counts is False

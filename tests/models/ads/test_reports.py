@@ -7,8 +7,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from models.ads.admin import list_reservations
+from models.ads.admin import Figures, list_reservations
 from models.ads.reports import (
+    DailyFigures,
+    ReportTotals,
     admin_report,
     advertiser_reservation,
     advertiser_reservations,
@@ -57,24 +59,24 @@ def test_the_advertiser_list_has_days_left_ended_and_ctr(owner):
     click(running, "2027-02-01T10:00:00.000Z")
     click(running, "2027-02-02T23:59:59.999Z")
     make_reservation(make_user(), position=4)  # someone else's
-    rows = {r["id"]: r for r in advertiser_reservations(owner.id, now=NOW)}
+    rows = {r.reservation.id: r for r in advertiser_reservations(owner.id, now=NOW)}
     assert set(rows) == {running.id, ended.id}
     # Feb 10 .. Mar 31, today included: 19 + 31 days.
-    assert (rows[running.id]["daysLeft"], rows[running.id]["ended"]) == (50, False)
-    assert (rows[running.id]["impressions"], rows[running.id]["clicks"]) == (250, 2)
-    assert rows[running.id]["ctr"] == pytest.approx(0.008)
-    assert (rows[ended.id]["daysLeft"], rows[ended.id]["ended"]) == (0, True)
-    assert rows[ended.id]["ctr"] is None
+    assert (rows[running.id].days_left, rows[running.id].ended) == (50, False)
+    assert rows[running.id].figures == Figures(250, 2)
+    assert rows[running.id].figures.ctr == pytest.approx(0.008)
+    assert (rows[ended.id].days_left, rows[ended.id].ended) == (0, True)
+    assert rows[ended.id].figures.ctr is None
 
 
 def test_the_last_day_still_counts_as_a_day_left(owner):
     reservation = make_reservation(owner, start_month="2027-02", end_month="2027-02")
     last = datetime(2027, 2, 28, 23, 0, tzinfo=UTC)
     [row] = advertiser_reservations(owner.id, now=last)
-    assert (row["daysLeft"], row["ended"]) == (1, False)
+    assert (row.days_left, row.ended) == (1, False)
     [after] = advertiser_reservations(owner.id, now=datetime(2027, 3, 1, tzinfo=UTC))
-    assert (after["daysLeft"], after["ended"]) == (0, True)
-    assert reservation.id == row["id"]
+    assert (after.days_left, after.ended) == (0, True)
+    assert reservation.id == row.reservation.id
 
 
 def test_the_detail_has_a_daily_series_over_the_whole_period(owner):
@@ -92,17 +94,13 @@ def test_the_detail_has_a_daily_series_over_the_whole_period(owner):
     click(reservation, "2027-01-01T00:00:00.000Z")
     click(reservation, "2027-03-01T00:00:00.000Z")  # after the period
     detail = advertiser_reservation(owner.id, reservation.id, now=NOW)
-    daily = detail["daily"]
+    daily = detail.daily
     assert len(daily) == 31 + 28
-    assert (daily[0]["date"], daily[-1]["date"]) == ("2027-01-01", "2027-02-28")
-    assert daily[0] == {"date": "2027-01-01", "impressions": 15, "clicks": 1}
-    assert daily[-1] == {"date": "2027-02-28", "impressions": 7, "clicks": 0}
-    assert sum(d["impressions"] for d in daily) == 22
-    assert detail["preview"] == {
-        "imageUrl": "/uploads/a.png",
-        "advertiserName": "名前",
-        "redirectUrl": "https://example.jp/",
-    }
+    assert (daily[0].date, daily[-1].date) == ("2027-01-01", "2027-02-28")
+    assert daily[0] == DailyFigures("2027-01-01", impressions=15, clicks=1)
+    assert daily[-1] == DailyFigures("2027-02-28", impressions=7, clicks=0)
+    assert sum(d.impressions for d in daily) == 22
+    assert detail.reservation.id == reservation.id
     with pytest.raises(NotFound):
         advertiser_reservation(make_user().id, reservation.id)
 
@@ -124,28 +122,22 @@ def test_the_admin_report_by_hand():
     click(inside, "2027-01-21T00:00:00.000Z")  # after the end
     click(stopped, "2027-01-15T12:00:00.000Z")
     report = admin_report(date(2027, 1, 10), date(2027, 1, 20))
-    rows = {r["id"]: r for r in report["reservations"]}
+    rows = {r.reservation.id: r for r in report.rows}
     assert set(rows) == {inside.id, stopped.id}
-    assert (rows[inside.id]["impressions"], rows[inside.id]["clicks"]) == (400, 2)
-    assert rows[inside.id]["ctr"] == pytest.approx(0.005)
-    assert (
-        rows[stopped.id]["impressions"],
-        rows[stopped.id]["clicks"],
-        rows[stopped.id]["status"],
-    ) == (40, 1, "stopped")
-    assert report["totals"] == {
-        "impressions": 440,
-        "clicks": 3,
-        "ctr": pytest.approx(3 / 440),
-        "unverifiedClicks": 3,
-        "botClicks": 0,
-    }
-    assert report["dailyTrend"] == [
-        {"date": "2027-01-10", "impressions": 100, "clicks": 1},
-        {"date": "2027-01-15", "impressions": 40, "clicks": 1},
-        {"date": "2027-01-20", "impressions": 300, "clicks": 1},
+    assert rows[inside.id].figures == Figures(400, 2)
+    assert rows[inside.id].figures.ctr == pytest.approx(0.005)
+    assert (rows[stopped.id].figures, rows[stopped.id].reservation.status) == (
+        Figures(40, 1),
+        "stopped",
+    )
+    assert report.totals == ReportTotals(Figures(440, 3), unverified_clicks=3, bot_clicks=0)
+    assert report.totals.figures.ctr == pytest.approx(3 / 440)
+    assert report.daily_trend == [
+        DailyFigures("2027-01-10", impressions=100, clicks=1),
+        DailyFigures("2027-01-15", impressions=40, clicks=1),
+        DailyFigures("2027-01-20", impressions=300, clicks=1),
     ]
-    assert (report["startDate"], report["endDate"]) == ("2027-01-10", "2027-01-20")
+    assert (report.start, report.end) == (date(2027, 1, 10), date(2027, 1, 20))
 
 
 def test_the_admin_report_shows_clicks_without_a_view_token_beside_all_clicks():
@@ -157,10 +149,10 @@ def test_the_admin_report_shows_clicks_without_a_view_token_beside_all_clicks():
     click(shown, "2027-01-21T00:00:00.000Z")  # after the range
     click(quiet, "2027-01-12T00:00:00.000Z", view_token="served-token")
     report = admin_report(date(2027, 1, 10), date(2027, 1, 20))
-    rows = {r["id"]: r for r in report["reservations"]}
-    assert (rows[shown.id]["clicks"], rows[shown.id]["unverifiedClicks"]) == (3, 2)
-    assert (rows[quiet.id]["clicks"], rows[quiet.id]["unverifiedClicks"]) == (1, 0)
-    assert (report["totals"]["clicks"], report["totals"]["unverifiedClicks"]) == (4, 2)
+    rows = {r.reservation.id: r for r in report.rows}
+    assert (rows[shown.id].figures.clicks, rows[shown.id].unverified_clicks) == (3, 2)
+    assert (rows[quiet.id].figures.clicks, rows[quiet.id].unverified_clicks) == (1, 0)
+    assert (report.totals.figures.clicks, report.totals.unverified_clicks) == (4, 2)
 
 
 def test_the_advertiser_list_and_chart_leave_bot_clicks_out(owner):
@@ -175,9 +167,9 @@ def test_the_advertiser_list_and_chart_leave_bot_clicks_out(owner):
     # When the advertiser lists it and opens its chart
     [row] = advertiser_reservations(owner.id, now=NOW)
     detail = advertiser_reservation(owner.id, reservation.id, now=NOW)
-    daily = {d["date"]: d["clicks"] for d in detail["daily"]}
+    daily = {d.date: d.clicks for d in detail.daily}
     # Then only the human clicks count, in the clicks and in the CTR
-    assert (row["impressions"], row["clicks"], row["ctr"]) == (100, 2, pytest.approx(0.02))
+    assert (row.figures, row.figures.ctr) == (Figures(100, 2), pytest.approx(0.02))
     assert (daily["2027-01-05"], daily["2027-01-06"]) == (2, 0)
     assert AdClickLog.select().count() == 5  # the log keeps every click
 
@@ -191,7 +183,7 @@ def test_the_admin_list_leaves_bot_clicks_out():
     # When the administrators list the reservations
     [row] = list_reservations()
     # Then the bot's click is not counted
-    assert (row["clicks"], row["ctr"]) == (1, pytest.approx(0.02))
+    assert (row.figures.clicks, row.figures.ctr) == (1, pytest.approx(0.02))
 
 
 def test_the_admin_report_leaves_bot_clicks_out_and_shows_them_apart():
@@ -207,21 +199,18 @@ def test_the_admin_report_leaves_bot_clicks_out_and_shows_them_apart():
     click(quiet, "2027-01-12T00:00:00.000Z", is_bot=True)  # a day with only a bot
     # When the report is read
     report = admin_report(date(2027, 1, 10), date(2027, 1, 20))
-    rows = {r["id"]: r for r in report["reservations"]}
-    # Then clicks and CTR leave the bots out, shown apart as botClicks; the clicks without
-    # a token stay a part of the clicks
-    figures = ("clicks", "ctr", "unverifiedClicks", "botClicks")
-    assert tuple(rows[busy.id][f] for f in figures) == (2, pytest.approx(0.01), 1, 2)
-    assert tuple(rows[quiet.id][f] for f in figures) == (0, None, 0, 1)
-    assert report["totals"] == {
-        "impressions": 200,
-        "clicks": 2,
-        "ctr": pytest.approx(0.01),
-        "unverifiedClicks": 1,
-        "botClicks": 3,
-    }
+    rows = {r.reservation.id: r for r in report.rows}
+
+    def figures(row):
+        return (row.figures.clicks, row.figures.ctr, row.unverified_clicks, row.bot_clicks)
+
+    # Then clicks and CTR leave the bots out, shown apart as bot clicks; the clicks
+    # without a token stay a part of the clicks
+    assert figures(rows[busy.id]) == (2, pytest.approx(0.01), 1, 2)
+    assert figures(rows[quiet.id]) == (0, None, 0, 1)
+    assert report.totals == ReportTotals(Figures(200, 2), unverified_clicks=1, bot_clicks=3)
     # And the trend has no bot click, nor a day that had only bots
-    assert report["dailyTrend"] == [{"date": "2027-01-10", "impressions": 200, "clicks": 2}]
+    assert report.daily_trend == [DailyFigures("2027-01-10", impressions=200, clicks=2)]
 
 
 def test_the_advertiser_list_counts_only_inside_the_contract_period(owner):
@@ -235,7 +224,7 @@ def test_the_advertiser_list_counts_only_inside_the_contract_period(owner):
     click(reservation, "2027-02-28T23:59:59.999Z")
     click(reservation, "2027-03-01T00:00:00.000Z")
     [row] = advertiser_reservations(owner.id, now=NOW)
-    assert (row["impressions"], row["clicks"]) == (15, 2)
+    assert row.figures == Figures(15, 2)
 
 
 def test_the_list_the_chart_and_the_admin_report_agree_over_the_whole_period(owner):
@@ -253,30 +242,23 @@ def test_the_list_the_chart_and_the_admin_report_agree_over_the_whole_period(own
     ]:
         click(reservation, at)
         click(neighbour, at)
-    listed = {r["id"]: r for r in advertiser_reservations(owner.id, now=NOW)}
+    listed = {r.reservation.id: r.figures for r in advertiser_reservations(owner.id, now=NOW)}
     for each in (reservation, neighbour):
-        daily = advertiser_reservation(owner.id, each.id, now=NOW)["daily"]
-        report = admin_report(
-            date.fromisoformat(daily[0]["date"]), date.fromisoformat(daily[-1]["date"])
-        )
-        [in_report] = [r for r in report["reservations"] if r["id"] == each.id]
-        chart = (sum(d["impressions"] for d in daily), sum(d["clicks"] for d in daily))
-        assert (listed[each.id]["impressions"], listed[each.id]["clicks"]) == chart
-        assert (in_report["impressions"], in_report["clicks"]) == chart
-    assert (listed[reservation.id]["impressions"], listed[reservation.id]["clicks"]) == (34, 2)
-    assert (listed[neighbour.id]["impressions"], listed[neighbour.id]["clicks"]) == (13, 2)
+        daily = advertiser_reservation(owner.id, each.id, now=NOW).daily
+        report = admin_report(date.fromisoformat(daily[0].date), date.fromisoformat(daily[-1].date))
+        [in_report] = [r.figures for r in report.rows if r.reservation.id == each.id]
+        chart = Figures(sum(d.impressions for d in daily), sum(d.clicks for d in daily))
+        assert listed[each.id] == chart
+        assert in_report == chart
+    assert listed[reservation.id] == Figures(34, 2)
+    assert listed[neighbour.id] == Figures(13, 2)
 
 
 def test_an_empty_report():
     report = admin_report(date(2030, 1, 1), date(2030, 1, 31))
-    assert report["reservations"] == [] and report["dailyTrend"] == []
-    assert report["totals"] == {
-        "impressions": 0,
-        "clicks": 0,
-        "ctr": None,
-        "unverifiedClicks": 0,
-        "botClicks": 0,
-    }
+    assert report.rows == [] and report.daily_trend == []
+    assert report.totals == ReportTotals(Figures(0, 0), unverified_clicks=0, bot_clicks=0)
+    assert report.totals.figures.ctr is None
 
 
 def test_the_default_range_is_the_past_30_days_including_today():
@@ -286,10 +268,11 @@ def test_the_default_range_is_the_past_30_days_including_today():
 @pytest.mark.parametrize(
     ("start", "end", "field"),
     [
-        ("2027-02-10", "2027-02-01", "startDate"),
-        ("2027-2-1", None, "startDate"),
-        (None, "tomorrow", "endDate"),
-        ("2027-02-30", None, "startDate"),
+        ("2027-02-10", "2027-02-01", "start_date"),
+        ("2027-2-1", None, "start_date"),
+        (None, "tomorrow", "end_date"),
+        ("2027-02-30", None, "start_date"),
+        ("2025-01-01", "2027-02-01", "end_date"),
     ],
 )
 def test_bad_ranges_are_refused(start, end, field):

@@ -6,13 +6,18 @@ import time
 
 import pytest
 
-from models.payments import LineItem, PaymentNotFound, PaymentRejected
-from models.payments.local_engine import (
-    AD_CHECKOUT_ENDPOINT,
-    SUBSCRIPTION_ENDPOINT,
-    LocalPaymentIntent,
-    LocalProvider,
+from models.payments import (
+    CheckoutExpired,
+    CheckoutPaid,
+    LineItem,
+    PaymentNotFound,
+    PaymentRejected,
+    SubscriptionChanged,
+    SubscriptionCheckoutCompleted,
+    webhooks,
 )
+from models.payments.local_engine import LocalPaymentIntent, LocalProvider
+from models.payments.local_events import AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT
 
 
 @pytest.fixture
@@ -66,6 +71,19 @@ def test_completion_records_the_payment_and_produces_the_event(local):
     assert obj["payment_intent"] == intent.id
     assert obj["metadata"]["ad_reservation_id"] == "r-1"
     assert set(events[0].endpoints) == {AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT}
+    assert events[0].event == CheckoutPaid(
+        events[0].payload["id"],
+        "checkout.session.completed",
+        session.id,
+        "r-1",
+        payment_intent_id=intent.id,
+    )
+
+
+def test_an_endpoint_reads_the_signed_delivery_as_the_event_it_is(local):
+    [event] = local.complete(ad_checkout(local).id)
+    body = event.body()
+    assert local.verify_webhook(body, webhooks.sign(body, "whsec_a")) == event.event
 
 
 def test_paying_twice_pays_once(local):
@@ -79,6 +97,9 @@ def test_cancel_expires_the_session_and_says_so(local):
     session = ad_checkout(local)
     events = local.cancel(session.id)
     assert [e.type for e in events] == ["checkout.session.expired"]
+    assert events[0].event == CheckoutExpired(
+        events[0].payload["id"], "checkout.session.expired", session.id, "r-1"
+    )
     assert events[0].endpoints == [AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT]
     with pytest.raises(PaymentRejected):
         local.complete(session.id)
@@ -141,7 +162,17 @@ def test_subscription_checkout_creates_the_subscription_on_completion(local):
         "customer.subscription.created",
         "checkout.session.completed",
     ]
-    subscription_id = events[1].payload["data"]["object"]["subscription"]
+    created, completed = (e.event for e in events)
+    assert isinstance(completed, SubscriptionCheckoutCompleted)
+    assert completed.reference_id == "u-1"
+    subscription_id = completed.subscription_id
+    assert created == SubscriptionChanged(
+        events[0].payload["id"],
+        "customer.subscription.created",
+        subscription_id,
+        reference_id="u-1",
+        deleted=False,
+    )
     remote = local.get_subscription(subscription_id)
     assert (remote.status, remote.price_id, remote.customer_id) == (
         "active",
@@ -160,3 +191,24 @@ def test_ad_payment_intents_are_listed_with_their_amounts(local):
         ("r-0", 50_000),
         ("r-1", 200_000),
     ]
+
+
+def test_subscription_changes_and_its_end_are_announced_as_typed_events(local):
+    session = local.create_subscription_checkout(
+        customer_id="cus_1",
+        price_id="price_local_plus",
+        reference_id="u-1",
+        success_url="s",
+        cancel_url="c",
+        idempotency_key="sub-1",
+    )
+    completed = local.complete(session.id)[-1].event
+    assert isinstance(completed, SubscriptionCheckoutCompleted)
+    [renewed] = local.update_subscription(completed.subscription_id, renew=True)
+    [ended] = local.cancel_subscription(completed.subscription_id)
+    assert (renewed.event.type, renewed.event.deleted) == ("customer.subscription.updated", False)
+    assert (ended.event.type, ended.event.deleted) == ("customer.subscription.deleted", True)
+    assert {renewed.event.subscription_id, ended.event.subscription_id} == {
+        completed.subscription_id
+    }
+    assert renewed.endpoints == ended.endpoints == [SUBSCRIPTION_ENDPOINT]

@@ -7,13 +7,15 @@ import time
 
 import pytest
 
-from models.payments import LineItem, PaymentRejected
-from models.payments.local_engine import (
-    AD_CHECKOUT_ENDPOINT,
-    SUBSCRIPTION_ENDPOINT,
-    LocalPaymentIntent,
-    LocalProvider,
+from models.payments import (
+    CheckoutPaid,
+    CheckoutPaymentFailed,
+    CheckoutPaymentPending,
+    LineItem,
+    PaymentRejected,
 )
+from models.payments.local_engine import LocalPaymentIntent, LocalProvider
+from models.payments.local_events import AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT
 
 
 @pytest.fixture
@@ -42,6 +44,7 @@ def test_a_card_payment_is_paid_at_once(local):
     session = ad_checkout(local)
     [event] = local.complete(session.id)
     assert event.payload["data"]["object"]["payment_status"] == "paid"
+    assert isinstance(event.event, CheckoutPaid)
     read = local.get_checkout_session(session.id)
     assert (read.status, read.payment_status, read.paid) == ("complete", "paid", True)
     assert LocalPaymentIntent.get().status == "succeeded"
@@ -63,6 +66,9 @@ def test_konbini_completes_the_checkout_unpaid(local):
         "unpaid",
         intent.id,
     )
+    assert events[0].event == CheckoutPaymentPending(
+        events[0].payload["id"], "checkout.session.completed", session.id, "r-1"
+    )
 
 
 def test_settling_receives_the_money_and_says_async_payment_succeeded(local):
@@ -76,6 +82,13 @@ def test_settling_receives_the_money_and_says_async_payment_succeeded(local):
     assert local.get_checkout_session(session.id).payment_status == "paid"
     assert [e.type for e in events] == ["checkout.session.async_payment_succeeded"]
     assert events[0].payload["data"]["object"]["payment_status"] == "paid"
+    assert events[0].event == CheckoutPaid(
+        events[0].payload["id"],
+        "checkout.session.async_payment_succeeded",
+        session.id,
+        "r-1",
+        payment_intent_id=intent.id,
+    )
     assert events[0].endpoints == [AD_CHECKOUT_ENDPOINT]
 
 
@@ -88,6 +101,8 @@ def test_failing_cancels_the_intent_and_says_async_payment_failed(local):
     read = local.get_checkout_session(session.id)
     assert (read.status, read.payment_status) == ("complete", "unpaid")
     assert [e.type for e in events] == ["checkout.session.async_payment_failed"]
+    assert isinstance(events[0].event, CheckoutPaymentFailed)
+    assert events[0].event.reservation_id == "r-1"
     assert events[0].endpoints == [AD_CHECKOUT_ENDPOINT]
     assert local.payment_state(local.checkout(session.id)) == "payment_failed"
 

@@ -1,4 +1,5 @@
-"""Webhook signatures: the provider's documented scheme, verified with its SDK."""
+"""Webhook signatures: the provider's documented scheme, verified with its SDK; and the
+record of events already received."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import time
 import pytest
 import stripe
 
-from models.payments import WebhookSignatureInvalid, webhooks
+from models.payments import (
+    CheckoutPaymentPending,
+    UnhandledEvent,
+    WebhookSignatureInvalid,
+    webhooks,
+)
+from models.payments.events import record_event
 from models.tables import PaymentEvent
 
 SECRETS = ("whsec_test_one", "whsec_test_two")
@@ -19,6 +26,10 @@ EVENT = {
     "data": {"object": {"id": "cs_1"}},
 }
 BODY = json.dumps(EVENT).encode()
+# What an endpoint reads from it: a checkout completed without saying it was paid.
+TYPED = CheckoutPaymentPending(
+    "evt_1", "checkout.session.completed", session_id="cs_1", reservation_id=None
+)
 
 
 def test_our_signature_is_the_documented_scheme():
@@ -29,7 +40,7 @@ def test_our_signature_is_the_documented_scheme():
 
 @pytest.mark.parametrize("secret", SECRETS)
 def test_a_valid_signature_is_accepted_with_each_secret_of_the_list(secret):
-    assert webhooks.verify(BODY, webhooks.sign(BODY, secret), SECRETS) == EVENT
+    assert webhooks.verify(BODY, webhooks.sign(BODY, secret), SECRETS) == TYPED
 
 
 @pytest.mark.parametrize(
@@ -51,7 +62,7 @@ def test_bad_signatures_are_rejected(body, header):
 
 def test_a_timestamp_within_the_tolerance_is_accepted():
     header = webhooks.sign(BODY, SECRETS[1], int(time.time()) - 290)
-    assert webhooks.verify(BODY, header, SECRETS)["id"] == "evt_1"
+    assert webhooks.verify(BODY, header, SECRETS).id == "evt_1"
 
 
 def test_no_configured_secret_accepts_nothing():
@@ -60,10 +71,20 @@ def test_no_configured_secret_accepts_nothing():
 
 
 def test_an_event_is_new_once_per_endpoint():
-    assert webhooks.record_event(EVENT, "subscription") is True
-    assert webhooks.record_event(EVENT, "subscription") is False
-    assert webhooks.record_event(EVENT, "ad-checkout") is True
+    assert record_event(TYPED, "subscription") is True
+    assert record_event(TYPED, "subscription") is False
+    assert record_event(TYPED, "ad-checkout") is True
     assert PaymentEvent.select().count() == 2
+
+
+def test_the_record_keeps_the_event_id_and_its_type_as_sent():
+    record_event(UnhandledEvent("evt_2", "x" * 250 + "\x00"), "ad-checkout", processed=True)
+    row = PaymentEvent.get(PaymentEvent.id == "evt_2")
+    assert (row.endpoint, row.type) == ("ad-checkout", "x" * 200)
+    assert row.processed_at is not None
+    record_event(TYPED, "subscription")
+    row = PaymentEvent.get(PaymentEvent.id == "evt_1")
+    assert (row.type, row.processed_at) == ("checkout.session.completed", None)
 
 
 def test_a_timestamp_beyond_the_tolerance_in_the_future_is_rejected():
@@ -75,7 +96,7 @@ def test_a_timestamp_beyond_the_tolerance_in_the_future_is_rejected():
 
 def test_a_timestamp_just_inside_the_tolerance_in_the_future_is_accepted():
     ahead = int(time.time()) + webhooks.TOLERANCE_SECONDS - 10
-    assert webhooks.verify(BODY, webhooks.sign(BODY, SECRETS[0], ahead), SECRETS)["id"] == "evt_1"
+    assert webhooks.verify(BODY, webhooks.sign(BODY, SECRETS[0], ahead), SECRETS).id == "evt_1"
 
 
 @pytest.mark.parametrize(

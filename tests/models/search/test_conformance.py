@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
+import meilisearch
 import pytest
 
 from models.platform.base import Cue
 from models.search import SearchQuery, video_documents
+from models.search.embedded import EmbeddedEngine
+from models.search.meili import MeilisearchEngine
 from models.search.segments import build_segments
 
 ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
@@ -18,17 +21,11 @@ ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") el
 @pytest.fixture(params=ENGINES)
 def engine(request, tmp_path):
     if request.param == "embedded":
-        from models.search.embedded import EmbeddedEngine
-
         engine = EmbeddedEngine(str(tmp_path / "search.db"))
         engine.apply_settings()
         yield engine
         engine.close()
         return
-    import meilisearch
-
-    from models.search.meili import MeilisearchEngine
-
     url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
     engine = MeilisearchEngine(url, key, key)
     engine.apply_settings()

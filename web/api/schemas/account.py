@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from models import referrals
 from web.api.schemas.common import Body, PathParams, PlatformId, Response, Timestamp, text
 
 
@@ -45,6 +46,10 @@ class CheckoutUrl(Response):
 class ReferralSummary(Response):
     code: str | None
     referred_count: int
+
+    @classmethod
+    def of(cls, summary: referrals.ReferralSummary) -> ReferralSummary:
+        return cls(code=summary.code, referred_count=summary.referred_count)
 
 
 class ReferralClaim(Body):

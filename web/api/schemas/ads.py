@@ -1,17 +1,26 @@
 """Direct ads: slots, advertiser profiles, images, prices and inventory, reservations,
-serving, and the administrators' review, timeline, report and revenue."""
+serving, and the administrators' review, timeline, report and revenue. Request models
+give the domain its inputs (`order()`, `fields()`, `changes()`); response models are
+built from the domain's objects (`of()`)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
-from models.ads import MAX_MONTHS, SLOT_IDS
-from models.ads.admin import STATUSES
+from models.ads import MAX_MONTHS, SLOT_IDS, admin, notices, reports
+from models.ads.admin import STATUSES, status_problem
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
-from models.ads.profiles import BUSINESS_CATEGORIES
+from models.ads.delivery import DirectAd
+from models.ads.images import StoredImage
+from models.ads.inventory import Availability, slot_problem
+from models.ads.profiles import BUSINESS_CATEGORIES, ProfileFields, is_regulated
+from models.ads.reservations import Order, Placed
+from models.payments import Price as ProviderPrice
 from models.settings import get_settings
+from models.tables import AdReservation, AdvertiserProfile
 from web.api.schemas.common import (
     Body,
     CountryCode,
@@ -22,16 +31,20 @@ from web.api.schemas.common import (
     Response,
     Timestamp,
     Uuid,
+    checked,
     one_of,
     pattern,
     text,
 )
+from web.urls import public_url
 
-Slot = Literal[SLOT_IDS]  # type: ignore[valid-type]
-Status = Literal[STATUSES]  # type: ignore[valid-type]
+Slot = checked(slot_problem, {"enum": list(SLOT_IDS)})
+Status = checked(status_problem, {"enum": list(STATUSES)})
 Category = one_of(BUSINESS_CATEGORIES, "one of the 15 business categories")
 # "T" and 13 digits; empty or null for none.
 InvoiceNumber = pattern(r"^(T[0-9]{13})?$", max_length=14)
+# The page each slot is shown on.
+SLOT_PAGES = {"search": "/search", "video": "/videos/[videoId]"}
 
 
 class SlotInfo(Response):
@@ -43,6 +56,21 @@ class SlotInfo(Response):
 
 class Slots(Response):
     slots: list[SlotInfo]
+
+    @classmethod
+    def of(cls, names: Mapping[str, str]) -> Slots:
+        """Every slot, with its admin-facing name where the database has one."""
+        return cls(
+            slots=[
+                SlotInfo(
+                    id=slot,
+                    page=SLOT_PAGES["search" if slot.startswith("search") else "video"],
+                    display_name=names.get(slot, slot),
+                    positions=4,
+                )
+                for slot in SLOT_IDS
+            ]
+        )
 
 
 # Advertiser profiles.
@@ -56,6 +84,9 @@ class ProfileBody(Body):
     business_category: Category
     invoice_registration_number: InvoiceNumber | None = None
 
+    def fields(self) -> ProfileFields:
+        return ProfileFields(**self.model_dump())
+
 
 class ProfilePatch(Body):
     business_legal_name: text(200, min_length=1) | None = None
@@ -64,6 +95,10 @@ class ProfilePatch(Body):
     contact_email: text(254, min_length=1) | None = None
     business_category: Category | None = None
     invoice_registration_number: InvoiceNumber | None = None
+
+    def changes(self) -> dict[str, str | None]:
+        """The fields sent, null ones included, by their domain names."""
+        return self.model_dump(exclude_unset=True)
 
 
 class ProfilePath(PathParams):
@@ -81,6 +116,21 @@ class Profile(Response):
     regulated: bool = Field(description="Its category may be asked for permits")
     created_at: Timestamp
     updated_at: Timestamp
+
+    @classmethod
+    def of(cls, profile: AdvertiserProfile) -> Profile:
+        return cls(
+            id=profile.id,
+            business_legal_name=profile.business_legal_name,
+            business_address=profile.business_address,
+            contact_name=profile.contact_name,
+            contact_email=profile.contact_email,
+            business_category=profile.business_category,
+            invoice_registration_number=profile.invoice_registration_number,
+            regulated=is_regulated(profile.business_category),
+            created_at=profile.created_at,
+            updated_at=profile.updated_at,
+        )
 
 
 class Profiles(Response):
@@ -100,6 +150,17 @@ class UploadedImage(Response):
     bytes: int
     recommendations: list[ImageRecommendation]
 
+    @classmethod
+    def of(cls, stored: StoredImage) -> UploadedImage:
+        return cls(
+            url=stored.url,
+            width=stored.width,
+            height=stored.height,
+            format=stored.format,
+            bytes=stored.bytes,
+            recommendations=[ImageRecommendation(**r) for r in stored.recommendations],
+        )
+
 
 # Prices and inventory.
 
@@ -113,9 +174,17 @@ class Price(Response):
     unit_amount: int = Field(description="In the currency's smallest unit")
     price_id: str
 
+    @classmethod
+    def of(cls, price: ProviderPrice) -> Price:
+        return cls(currency=price.currency, unit_amount=price.unit_amount, price_id=price.id)
+
 
 class Pricing(Price):
     country: str
+
+    @classmethod
+    def of(cls, country: str, price: ProviderPrice) -> Pricing:  # type: ignore[override]
+        return cls(country=country, **Price.of(price).model_dump())
 
 
 class InventoryParams(Query):
@@ -135,6 +204,19 @@ class Inventory(Response):
     full: bool
     price: Price | None
 
+    @classmethod
+    def of(cls, asked: InventoryParams, found: Availability) -> Inventory:
+        return cls(
+            slot=asked.slot,
+            country=asked.country,
+            month=asked.month,
+            months=asked.months,
+            occupied_positions=found.occupied,
+            next_position=found.next_position,
+            full=found.next_position is None,
+            price=Price.of(found.price) if found.price else None,
+        )
+
 
 # Reservations.
 
@@ -153,7 +235,7 @@ class ReservationBody(Body):
 
     @field_validator("advertiser_name")
     @classmethod
-    def _name(cls, value):
+    def _name(cls, value: str) -> str:
         problem = advertiser_name_problem(value, (get_settings().service_name,))
         if problem:
             raise ValueError(problem)
@@ -161,15 +243,59 @@ class ReservationBody(Body):
 
     @field_validator("redirect_url")
     @classmethod
-    def _url(cls, value):
+    def _url(cls, value: str) -> str:
         problem = redirect_url_problem(value)
         if problem:
             raise ValueError(problem)
         return value
 
+    def order(self) -> Order:
+        return Order(
+            slot=self.slot,
+            country=self.country,
+            start_month=self.start_month,
+            months=self.months,
+            advertiser_name=self.advertiser_name,
+            image_url=self.image_url,
+            redirect_url=self.redirect_url,
+            consent=self.consent,
+            profile_id=self.profile_id,
+            profile=self.profile.fields() if self.profile else None,
+        )
+
 
 class ReservationPath(PathParams):
     reservation_id: Uuid
+
+
+def _placement(r: AdReservation) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "slot": r.slot_id,
+        "position": r.position,
+        "country": r.country,
+        "start_month": r.start_month,
+        "end_month": r.end_month,
+        "status": r.status,
+    }
+
+
+def _measured(figures: admin.Figures) -> dict[str, Any]:
+    return {"impressions": figures.impressions, "clicks": figures.clicks, "ctr": figures.ctr}
+
+
+def _reservation(r: AdReservation) -> dict[str, Any]:
+    return {
+        **_placement(r),
+        "advertiser_name": r.advertiser_name,
+        "image_url": r.image_url,
+        "redirect_url": r.redirect_url,
+        "profile_id": r.advertiser_profile_id,
+        "paid": r.payment_intent_id is not None,
+        "stopped_at": r.stopped_at,
+        "stopped_reason": r.stopped_reason,
+        "created_at": r.created_at,
+    }
 
 
 class Placement(Response):
@@ -200,10 +326,29 @@ class Reservation(Placement):
     stopped_reason: str | None
     created_at: Timestamp
 
+    @classmethod
+    def of(cls, reservation: AdReservation) -> Reservation:
+        return cls(**_reservation(reservation))
+
 
 class ReservationCreated(Response):
     reservation: Reservation
     checkout_url: str
+
+    @classmethod
+    def of(cls, placed: Placed) -> ReservationCreated:
+        return cls(reservation=Reservation.of(placed.reservation), checkout_url=placed.checkout_url)
+
+
+def _own(own: reports.OwnReservation) -> dict[str, Any]:
+    return {
+        **_placement(own.reservation),
+        **_measured(own.figures),
+        "days_left": own.days_left,
+        "ended": own.ended,
+        "payment_state": own.payment.state,
+        "checkout_expires_at": own.payment.checkout_expires_at,
+    }
 
 
 class OwnReservation(Placement, Measured):
@@ -211,6 +356,10 @@ class OwnReservation(Placement, Measured):
     ended: bool
     payment_state: Literal["paid", "awaiting_payment", "processing", "unpaid"]
     checkout_expires_at: Timestamp | None
+
+    @classmethod
+    def of(cls, own: reports.OwnReservation) -> OwnReservation:
+        return cls(**_own(own))
 
 
 class OwnReservations(Response):
@@ -222,6 +371,10 @@ class DailyFigures(Response):
     impressions: int
     clicks: int
 
+    @classmethod
+    def of(cls, day: reports.DailyFigures) -> DailyFigures:
+        return cls(date=day.date, impressions=day.impressions, clicks=day.clicks)
+
 
 class Preview(Response):
     image_url: str
@@ -232,6 +385,19 @@ class Preview(Response):
 class OwnReservationDetail(OwnReservation):
     daily: list[DailyFigures]
     preview: Preview
+
+    @classmethod
+    def of(cls, own: reports.OwnReservationDetail) -> OwnReservationDetail:  # type: ignore[override]
+        r = own.reservation
+        return cls(
+            **_own(own),
+            daily=[DailyFigures.of(day) for day in own.daily],
+            preview=Preview(
+                image_url=r.image_url,
+                advertiser_name=r.advertiser_name,
+                redirect_url=r.redirect_url,
+            ),
+        )
 
 
 # Serving.
@@ -252,6 +418,21 @@ class ServedAd(Response):
     click_url: str
     impression_url: str
 
+    @classmethod
+    def of(cls, ad: DirectAd, render_id: bytes) -> ServedAd:
+        """The ad as served in one render: its click and impression addresses carry the
+        render's view token for this ad."""
+        token = ad.view_token(render_id)
+        return cls(
+            reservation_id=ad.reservation_id,
+            advertiser_name=ad.advertiser_name,
+            image_url=ad.image_url,
+            click_url=public_url("api.ad_click", reservation_id=ad.reservation_id, v=token),
+            impression_url=public_url(
+                "api.ad_impression", reservation_id=ad.reservation_id, v=token
+            ),
+        )
+
 
 class ServedPosition(Response):
     position: int
@@ -264,6 +445,28 @@ class Served(Response):
     month: str
     ads_enabled: bool
     positions: list[ServedPosition]
+
+    @classmethod
+    def of(
+        cls,
+        slot: str,
+        country: str | None,
+        month: str,
+        ads: list[DirectAd | None] | None,
+        render_id: bytes,
+    ) -> Served:
+        """The positions in order, each with its direct ad or none (network fallback);
+        `ads` None when this viewer gets no ads at all."""
+        return cls(
+            slot=slot,
+            country=country,
+            month=month,
+            ads_enabled=ads is not None,
+            positions=[
+                ServedPosition(position=n, ad=ServedAd.of(ad, render_id) if ad else None)
+                for n, ad in enumerate(ads or [], start=1)
+            ],
+        )
 
 
 class BeaconParams(Query):
@@ -294,6 +497,24 @@ class AdminReservation(Reservation, Measured):
     paid_after_stop_at: Timestamp | None
     has_stop_notice: bool
 
+    @classmethod
+    def of(cls, listed: admin.ListedReservation) -> AdminReservation:  # type: ignore[override]
+        r = listed.reservation
+        return cls(
+            **_reservation(r),
+            **_measured(listed.figures),
+            business_legal_name=r.business_legal_name,
+            business_category=r.business_category,
+            contact_name=r.contact_name,
+            contact_email=r.contact_email,
+            payment_intent_id=r.payment_intent_id,
+            # A rejected unpaid reservation gave its position back.
+            position_released=r.position_released_at is not None,
+            # Money that arrived after the reservation was stopped: refund it.
+            paid_after_stop_at=r.paid_after_stop_at,
+            has_stop_notice=listed.has_stop_notice,
+        )
+
 
 class AdminReservations(Response):
     reservations: list[AdminReservation]
@@ -309,6 +530,13 @@ class StopNotice(Response):
     body: str
     mailto: str
     created_at: Timestamp | None = None
+
+    @classmethod
+    def of(cls, notice: notices.StopNotice) -> StopNotice:
+        kept = {} if notice.created_at is None else {"created_at": notice.created_at}
+        return cls(
+            to=notice.to, subject=notice.subject, body=notice.body, mailto=notice.mailto, **kept
+        )
 
 
 class Stopped(Response):
@@ -336,10 +564,32 @@ class TimelineRow(Response):
     country: str
     cells: list[TimelineCell | None]
 
+    @classmethod
+    def of(cls, unit: admin.TimelineRow) -> TimelineRow:
+        return cls(
+            slot=unit.slot,
+            position=unit.position,
+            country=unit.country,
+            cells=[
+                None
+                if held is None
+                else TimelineCell(
+                    reservation_id=held.id,
+                    advertiser_name=held.advertiser_name,
+                    status=held.status,
+                )
+                for held in unit.cells
+            ],
+        )
+
 
 class Timeline(Response):
     months: list[str]
     rows: list[TimelineRow]
+
+    @classmethod
+    def of(cls, timeline: admin.Timeline) -> Timeline:
+        return cls(months=timeline.months, rows=[TimelineRow.of(row) for row in timeline.rows])
 
 
 class ReportParams(Query):
@@ -352,10 +602,28 @@ class ReportRow(Placement, Measured):
     unverified_clicks: int
     bot_clicks: int
 
+    @classmethod
+    def of(cls, row: reports.ReportRow) -> ReportRow:
+        return cls(
+            **_placement(row.reservation),
+            **_measured(row.figures),
+            advertiser_name=row.reservation.advertiser_name,
+            unverified_clicks=row.unverified_clicks,
+            bot_clicks=row.bot_clicks,
+        )
+
 
 class ReportTotals(Measured):
     unverified_clicks: int
     bot_clicks: int
+
+    @classmethod
+    def of(cls, totals: reports.ReportTotals) -> ReportTotals:
+        return cls(
+            **_measured(totals.figures),
+            unverified_clicks=totals.unverified_clicks,
+            bot_clicks=totals.bot_clicks,
+        )
 
 
 class Report(Response):
@@ -365,6 +633,16 @@ class Report(Response):
     totals: ReportTotals
     daily_trend: list[DailyFigures]
 
+    @classmethod
+    def of(cls, report: reports.Report) -> Report:
+        return cls(
+            start_date=report.start.isoformat(),
+            end_date=report.end.isoformat(),
+            reservations=[ReportRow.of(row) for row in report.rows],
+            totals=ReportTotals.of(report.totals),
+            daily_trend=[DailyFigures.of(day) for day in report.daily_trend],
+        )
+
 
 class RevenueRow(Response):
     month: str
@@ -372,6 +650,16 @@ class RevenueRow(Response):
     currency: str
     amount_received: int
     payments: int
+
+    @classmethod
+    def of(cls, row: admin.RevenueRow) -> RevenueRow:
+        return cls(
+            month=row.month,
+            country=row.country,
+            currency=row.currency,
+            amount_received=row.amount_received,
+            payments=row.payments,
+        )
 
 
 class RevenueTotal(Response):
@@ -388,8 +676,31 @@ class PaidAfterStop(Response):
     stopped_at: Timestamp | None
     paid_at: Timestamp | None
 
+    @classmethod
+    def of(cls, paid: admin.PaidAfterStop) -> PaidAfterStop:
+        return cls(
+            reservation_id=paid.reservation.id,
+            advertiser_name=paid.reservation.advertiser_name,
+            payment_intent_id=paid.payment_intent_id,
+            currency=paid.currency,
+            amount_received=paid.amount_received,
+            stopped_at=paid.reservation.stopped_at,
+            paid_at=paid.reservation.paid_after_stop_at,
+        )
+
 
 class Revenue(Response):
     ad_revenue: list[RevenueRow]
     totals: list[RevenueTotal]
     paid_after_stop: list[PaidAfterStop]
+
+    @classmethod
+    def of(cls, revenue: admin.Revenue) -> Revenue:
+        return cls(
+            ad_revenue=[RevenueRow.of(row) for row in revenue.by_month],
+            totals=[
+                RevenueTotal(currency=t.currency, amount_received=t.amount_received)
+                for t in revenue.totals
+            ],
+            paid_after_stop=[PaidAfterStop.of(paid) for paid in revenue.paid_after_stop],
+        )

@@ -9,6 +9,8 @@ it in text), no other control characters but tab and line breaks, bounded length
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from pydantic import (
@@ -21,7 +23,9 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from models.countries import usable_country
+from models.ads.months import MONTH_LENGTH, MONTH_PATTERN, month_problem
+from models.countries import country_problem, usable_country
+from models.errors import ValidationError
 
 # Control characters other than tab, line feed and carriage return.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -65,19 +69,37 @@ def pattern(regex: str, *, max_length: int) -> Any:
     return Annotated[str, StringConstraints(pattern=regex, max_length=max_length)]
 
 
+def checked(problem: Callable[[str], str | None], shown_as: dict[str, Any], **limits: int) -> Any:
+    """Text held to a rule of the domain: `problem` says why a value is refused (the same
+    function the domain calls), `shown_as` is the rule as the document shows it."""
+
+    def check(value: str) -> str:
+        found = problem(value)
+        if found:
+            raise ValueError(found)
+        return value
+
+    return Annotated[
+        str,
+        StringConstraints(**limits),
+        AfterValidator(check),
+        Field(json_schema_extra=shown_as),
+    ]
+
+
 # Ids as this service makes them (uuid4) and as the video platform does.
 Uuid = pattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", max_length=36)
 PLATFORM_ID = r"^[A-Za-z0-9_-]{1,64}$"
 PlatformId = pattern(PLATFORM_ID, max_length=64)
-Month = pattern(r"^[0-9]{4}-(0[1-9]|1[0-2])$", max_length=7)
+Month = checked(month_problem, {"pattern": MONTH_PATTERN}, max_length=MONTH_LENGTH)
 Date = pattern(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", max_length=10)
 
 
 def _iso_country(value: str) -> str:
-    code = usable_country(value)
-    if code is None:
-        raise ValueError("an ISO 3166-1 alpha-2 country code")
-    return code
+    problem = country_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return usable_country(value) or value
 
 
 # One of the 249 ISO 3166-1 alpha-2 codes, any case in, upper case out.
@@ -122,9 +144,27 @@ class PathParams(BaseModel):
 
 class Response(BaseModel):
     """A response body: camelCase names, and nothing undeclared (so the document is the
-    whole answer)."""
+    whole answer). Models built from the domain's objects say how, in `of()`."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def as_json(self) -> dict[str, Any]:
+        """The answer as the contract spells it; a field left to its default is left out."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+@contextmanager
+def api_field_names() -> Iterator[None]:
+    """The domain names a refused field as it does (`profile.contact_email`); the API, as
+    the request did (`profile.contactEmail`)."""
+    try:
+        yield
+    except ValidationError as error:
+        error.fields = {
+            ".".join(to_camel(part) for part in name.split(".")): problem
+            for name, problem in error.fields.items()
+        }
+        raise
 
 
 class Open(BaseModel):
@@ -142,6 +182,6 @@ class ErrorDetail(Response):
 
 
 class ErrorBody(Response):
-    """Every error of the API (CONTRACT 0)."""
+    """Every error of the API has this shape."""
 
     error: ErrorDetail

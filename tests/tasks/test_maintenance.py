@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import time
 from datetime import timedelta
 
 from models.clock import iso, utcnow
+from models.payments import LineItem, get_provider
+from models.payments.local_engine import LocalCheckoutSession
 from models.tables import Session, Verification
 from models.users import open_session
 from models.verifications import VerificationStore
 from tasks.maintenance import purge_expired_sessions
-from tests.conftest import take_messages
+from tasks.payments import expire_local_checkouts
 from tests.factories import make_user
+from tests.fixtures import take_messages
 
 
 def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
@@ -40,13 +45,6 @@ def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
 
 
 def test_abandoned_local_checkouts_expire_and_the_expiry_is_announced(stub_broker):
-    import json
-    import time
-
-    from models.payments import LineItem, get_provider
-    from models.payments.local_engine import LocalCheckoutSession
-    from tasks.payments import expire_local_checkouts
-
     session = get_provider().create_payment_checkout(
         line_items=[LineItem("price_local_ad_jp", 1)],
         metadata={},

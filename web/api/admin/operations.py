@@ -1,33 +1,31 @@
-"""Administration API under /api/admin: role `admin` only."""
+"""What operators watch: the queues, their dead letters, the outbox, webhook counters."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
-from flask import Blueprint, jsonify
+from dramatiq import Broker
+from flask import jsonify
+from werkzeug.wrappers import Response as HttpResponse
 
+from models import outbox
+from models.operational_counters import read as read_counters
+from web.api.admin import bp
 from web.api.operation import ADMIN, operation
 from web.api.schemas import system
-from web.auth import require_admin_api
-
-bp = Blueprint("api_admin", __name__, url_prefix="/admin")
-bp.before_request(require_admin_api)
+from workers import deadletters
+from workers.broker import get_broker
 
 
-def _redis_broker():
-    import tasks  # noqa: F401  (declares every queue on the broker)
-    from workers.broker import broker
-
+def _redis_broker() -> Broker | None:
+    broker = get_broker()  # set up by create_app, with every actor and queue
     return broker if hasattr(broker, "client") else None
 
 
 @bp.get("/queue")
 @operation(auth=ADMIN, responses={200: system.QueueStatus})
-def queue_status():
+def queue_status() -> HttpResponse:
     """The queues, their dead letters and the outbox, as `subsearch queue status` shows."""
-    from models import outbox
-    from workers import deadletters
-
     broker = _redis_broker()
     rows = deadletters.status(broker) if broker else []
     waiting = outbox.waiting()
@@ -45,10 +43,8 @@ def queue_status():
     responses={200: system.Requeued},
     errors=(503,),
 )
-def queue_requeue(body):
+def queue_requeue(body: system.Requeue) -> HttpResponse:
     """Send dead letters again: body `{queue?, actor?}` narrows which."""
-    from workers import deadletters
-
     broker = _redis_broker()
     sent = deadletters.requeue(broker, queue=body.queue, actor=body.actor) if broker else []
     return jsonify(requeued=len(sent))
@@ -56,8 +52,6 @@ def queue_requeue(body):
 
 @bp.get("/counters")
 @operation(auth=ADMIN, responses={200: system.Counters})
-def operational_counters():
+def operational_counters() -> HttpResponse:
     """Outcome counts of the webhooks, for operators."""
-    from models import counters
-
-    return jsonify(counters={"adCheckoutWebhook": counters.read("ad_checkout_webhook")})
+    return jsonify(counters={"adCheckoutWebhook": read_counters("ad_checkout_webhook")})

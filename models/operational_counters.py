@@ -28,4 +28,9 @@ def count(name: str, outcome: str) -> None:
 
 def read(name: str) -> dict[str, int]:
     raw = redis_client.get_redis().hgetall(KEY.format(name=name))
-    return {k.decode(): int(v) for k, v in raw.items()}
+    return {_text(k): int(v) for k, v in raw.items()}
+
+
+def _text(key: bytes | str) -> str:
+    # The client does not decode answers: keys come back as bytes.
+    return key.decode() if isinstance(key, bytes) else key

@@ -10,8 +10,8 @@ from models.tables import User
 from scheduler.runner import latest_due_tick
 from scheduler.schedule import SCHEDULE
 from tasks.credits import batch_monthly_reset
-from tests.conftest import take_messages
 from tests.factories import make_user
+from tests.fixtures import take_messages
 from web.cli import main
 
 

@@ -1,0 +1,69 @@
+"""Helpers shared by the tests: where the test services are, running queued work to the
+end, and which tables a test may have written. Tests and conftest.py import from here;
+nothing imports from a conftest."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from peewee import Database, Model, sort_models
+
+import models.payments.local_engine  # noqa: F401  (declares the local provider's tables)
+from models.tables import BaseModel
+
+TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
+ADMIN_POSTGRES_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+REAL_BROWSER_UA = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/130.0.0.0 Safari/537.36"
+)
+
+# Kept between tests: the record of applied migrations and the seeded ad slots.
+KEPT_TABLES = frozenset({"schema_migrations", "ad_slots"})
+
+
+def drain(broker, worker, queues=("payments", "billing", "batch", "maintenance")) -> None:
+    """Run queued work to the end, including the work it queues in turn."""
+    for _ in range(3):
+        for queue in queues:
+            if queue in broker.queues:
+                broker.join(queue, timeout=20_000)
+        worker.join()
+
+
+def take_messages(broker, queue_name: str) -> list[dict]:
+    """Remove and return (decoded) the messages waiting on a stub queue, marking each
+    done so a later join on that queue does not wait for them."""
+    queue = broker.queues.get(queue_name)
+    taken = []
+    while queue is not None and not queue.empty():
+        taken.append(json.loads(queue.get()))
+        queue.task_done()
+    return taken
+
+
+def _models(base: type[Model]) -> list[type[Model]]:
+    found = []
+    for model in base.__subclasses__():
+        found.append(model)
+        found.extend(_models(model))
+    return found
+
+
+def tables_to_clear(database: Database) -> list[str]:
+    """Every table a test may write, children before parents (so plain DELETEs respect
+    the foreign keys), derived from the peewee models. A table in the database that no
+    model declares is an error: it would keep rows from one test to the next."""
+    present = {t for t in database.get_tables() if not t.startswith("sqlite_")}
+    models = [m for m in _models(BaseModel) if m._meta.table_name in present]
+    declared = {m._meta.table_name for m in models}
+    undeclared = present - declared - KEPT_TABLES
+    if undeclared:
+        raise RuntimeError(f"tables without a model, never cleared: {sorted(undeclared)}")
+    ordered = reversed(sort_models(models))
+    return [m._meta.table_name for m in ordered if m._meta.table_name not in KEPT_TABLES]
