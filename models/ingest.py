@@ -137,6 +137,19 @@ def mark_deleted(video: Video) -> None:
     ).execute()
 
 
+@dataclass(frozen=True)
+class Indexed:
+    status: str  # the video's new subtitle_status
+    segments: int  # subtitle documents indexed
+
+
+@dataclass(frozen=True)
+class Reindexed:
+    videos: int
+    segments: int
+    stopped_by_quota: bool = False  # the platform's quota ran out before the end
+
+
 def fetch_subtitles(video_id: str) -> str | None:
     """Fetch a video's subtitles and index them; returns the new status.
 
@@ -145,6 +158,13 @@ def fetch_subtitles(video_id: str) -> str | None:
     and description are indexed in every case but deletion. A quota error is raised
     for the queue to retry later.
     """
+    indexed = index_subtitles(video_id)
+    return indexed.status if indexed is not None else None
+
+
+def index_subtitles(video_id: str) -> Indexed | None:
+    """`fetch_subtitles`, also saying how many segments were indexed; None for a video
+    that is unknown or deleted."""
     video = Video.get_or_none(Video.id == video_id)
     if video is None or video.subtitle_status not in FETCHABLE:
         return None
@@ -153,14 +173,14 @@ def fetch_subtitles(video_id: str) -> str | None:
     info = platform.get_videos([video_id]).get(video_id)
     if info is None or info.deleted:
         mark_deleted(video)
-        return "deleted"
+        return Indexed("deleted", 0)
     subtitle_type = None
     segments: list[Segment] = []
     try:
         subtitles = platform.get_subtitles(video_id)
     except NotFoundOnPlatform:
         mark_deleted(video)
-        return "deleted"
+        return Indexed("deleted", 0)
     except SubtitlesFailed as error:
         log.warning("subtitles of %s: %s", video_id, error)
         status = "failed"
@@ -177,7 +197,7 @@ def fetch_subtitles(video_id: str) -> str | None:
         (Video.id == video_id) & (Video.subtitle_status != "deleted")
     ).execute()
     _complete_channel_if_done(video.channel_id)
-    return status
+    return Indexed(status, len(segments))
 
 
 @dataclass(frozen=True)
@@ -255,3 +275,25 @@ def videos_to_reindex(channel_id: str | None = None) -> list[str]:
     if channel_id:
         query = query.where(Video.channel == channel_id)
     return [v.id for v in query.order_by(Video.id)]
+
+
+def reindex_all(channel_id: str | None = None) -> Reindexed:
+    """Rebuild the documents of every live video (of one channel) in this process.
+
+    The cues are not stored, only the segments cut from them, so each video's subtitles
+    are fetched from the platform again and cut by the current rule: needed whenever
+    segmentation changes (README, Search and ingestion). Stops at the platform's quota,
+    saying how far it got; a rerun is harmless, it replaces the same documents.
+    """
+    get_engine().apply_settings()
+    videos = segments = 0
+    for video_id in videos_to_reindex(channel_id):
+        try:
+            indexed = index_subtitles(video_id)
+        except QuotaExceeded:
+            log.warning("reindex stopped by the platform quota after %d videos", videos)
+            return Reindexed(videos, segments, stopped_by_quota=True)
+        if indexed is not None:
+            videos += 1
+            segments += indexed.segments
+    return Reindexed(videos, segments)

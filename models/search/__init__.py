@@ -8,8 +8,10 @@ from typing import TypedDict
 from models.search.base import (
     DEFAULT_SEMANTIC_RATIO,
     INDEX_NAME,
+    MOMENTS_PER_VIDEO,
     SORTS,
     TARGETS,
+    TOTAL_VIDEOS_CAP,
     Document,
     Hit,
     SearchEngine,
@@ -18,6 +20,8 @@ from models.search.base import (
     SearchResults,
     SearchUnavailable,
     Segment,
+    VideoHit,
+    VideoResults,
 )
 from models.search.embedded import EmbeddedEngine
 from models.search.meili import MeilisearchEngine
@@ -27,8 +31,10 @@ from models.tables import Channel, Video
 __all__ = [
     "DEFAULT_SEMANTIC_RATIO",
     "INDEX_NAME",
+    "MOMENTS_PER_VIDEO",
     "SORTS",
     "TARGETS",
+    "TOTAL_VIDEOS_CAP",
     "Document",
     "Hit",
     "SearchEngine",
@@ -37,6 +43,8 @@ __all__ = [
     "SearchResults",
     "SearchUnavailable",
     "Segment",
+    "VideoHit",
+    "VideoResults",
     "get_engine",
     "video_documents",
 ]

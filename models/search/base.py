@@ -15,6 +15,10 @@ INDEX_NAME = "subtitles"
 TARGETS = ("description", "subtitle", "title")
 SORTS = ("relevance", "newest", "oldest", "views")
 DEFAULT_SEMANTIC_RATIO = 0.5
+# Results by video: how far the count of matching videos is exact, and how many moments
+# a video shows (README, API).
+TOTAL_VIDEOS_CAP = 1000
+MOMENTS_PER_VIDEO = 3
 
 
 class SearchError(Exception):
@@ -85,6 +89,30 @@ class SearchResults:
     semantic_applied: bool = False
 
 
+@dataclass(frozen=True)
+class VideoHit:
+    """One video of a grouped answer, with its best subtitle moments."""
+
+    video_id: str
+    video_title: str
+    channel_id: str
+    channel_title: str
+    published_at: str
+    thumbnail_url: str | None
+    score: float  # higher is better, comparable within one answer
+    moments: list[Hit]  # subtitle hits, at most MOMENTS_PER_VIDEO, best first; [] for a
+    # video found only by its title or description
+    matched_in: tuple[str, ...]  # which of "subtitle", "title", "description" matched
+
+
+@dataclass(frozen=True)
+class VideoResults:
+    total_videos: int  # exact up to TOTAL_VIDEOS_CAP; TOTAL_VIDEOS_CAP when more
+    more_than_cap: bool  # more than TOTAL_VIDEOS_CAP videos match
+    videos: list[VideoHit]  # the page: SearchQuery.page and per_page count videos
+    semantic_applied: bool = False
+
+
 class SearchEngine(Protocol):
     name: str
 
@@ -101,6 +129,10 @@ class SearchEngine(Protocol):
     def delete_video_documents(self, video_id: str) -> None: ...
 
     def search(self, query: SearchQuery) -> SearchResults: ...
+
+    def search_videos(self, query: SearchQuery) -> VideoResults:
+        """Matches grouped by video: one entry per video, the query's sort and page
+        applied to videos."""
 
     def video_segments(self, video_id: str) -> list[Segment]:
         """The video's subtitle segments in time order."""

@@ -28,6 +28,8 @@ from meilisearch.models.task import TaskInfo
 
 from models.search.base import (
     INDEX_NAME,
+    MOMENTS_PER_VIDEO,
+    TOTAL_VIDEOS_CAP,
     Document,
     Hit,
     SearchError,
@@ -35,7 +37,12 @@ from models.search.base import (
     SearchResults,
     SearchUnavailable,
     Segment,
+    VideoHit,
+    VideoResults,
 )
+from models.search.moments import merge_overlapping
+from models.search.segments import transcript
+from models.search.text import unify_long_vowels
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +107,9 @@ EMBEDDER = "default"
 SEMANTIC_UNAVAILABLE = {"invalid_search_embedder", "feature_not_enabled", "vector_embedding_error"}
 
 PAGE_SIZE = 1000  # documents per fetch page and per partial-update batch
+# Subtitle hits asked for each video of a grouped page: overlapping segments find the same
+# words twice and fold into one moment, so a few more than the moments shown.
+MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
 
 
 class MeilisearchEngine:
@@ -228,24 +238,49 @@ class MeilisearchEngine:
     def search(self, query: SearchQuery) -> SearchResults:
         params = search_params(query)
         with _engine_errors("searching"):
-            index = self._index()
-            semantic_applied = False
-            if query.semantic:
-                hybrid = {"embedder": EMBEDDER, "semanticRatio": query.sr}
-                try:
-                    response = index.search(query.q, {**params, "hybrid": hybrid})
-                    semantic_applied = True
-                except MeilisearchApiError as error:
-                    if error.code not in SEMANTIC_UNAVAILABLE:
-                        raise
-                    log.warning("semantic search unavailable, keyword search instead: %s", error)
-                    response = index.search(query.q, params)
-            else:
-                response = index.search(query.q, params)
+            response, semantic_applied = self._search(query, params)
         targets = query.targets or tuple(TARGET_FIELDS)
         hits = [hit for raw in response["hits"] if (hit := build_hit(raw, targets))]
         return SearchResults(
             total_hits=response.get("totalHits", 0), hits=hits, semantic_applied=semantic_applied
+        )
+
+    def _search(self, query: SearchQuery, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """The search answer, and whether it was hybrid (a keyword search when the server
+        has no semantic search)."""
+        index = self._index()
+        if query.semantic:
+            try:
+                return index.search(
+                    unify_long_vowels(query.q), {**params, "hybrid": hybrid(query)}
+                ), True
+            except MeilisearchApiError as error:
+                if error.code not in SEMANTIC_UNAVAILABLE:
+                    raise
+                log.warning("semantic search unavailable, keyword search instead: %s", error)
+        return index.search(unify_long_vowels(query.q), params), False
+
+    def search_videos(self, query: SearchQuery) -> VideoResults:
+        """One search with `distinct` on videoId gives the page of videos (its best
+        document each) and their exact count; one multi-search then asks, for each of
+        them, its best subtitle segments and its video document."""
+        targets = query.targets or tuple(TARGET_FIELDS)
+        params = {**search_params(query), "distinct": "videoId", "showRankingScore": True}
+        with _engine_errors("searching"):
+            response, semantic_applied = self._search(query, params)
+            best = [raw for raw in response["hits"] if raw.get("kind") in TARGET_KINDS.values()]
+            queries = video_queries(query, [raw["videoId"] for raw in best], semantic_applied)
+            found = self._client.multi_search(queries)["results"] if queries else []
+        videos = []
+        for n, raw in enumerate(best):
+            subtitles, meta = found[2 * n]["hits"], found[2 * n + 1]["hits"]
+            videos.append(build_video(raw, subtitles, meta[0] if meta else None, targets))
+        total = response.get("totalHits", 0)
+        return VideoResults(
+            total_videos=min(total, TOTAL_VIDEOS_CAP),
+            more_than_cap=total > TOTAL_VIDEOS_CAP,
+            videos=videos,
+            semantic_applied=semantic_applied,
         )
 
     def video_segments(self, video_id: str) -> list[Segment]:
@@ -253,7 +288,7 @@ class MeilisearchEngine:
         with _engine_errors(f"reading the subtitles of video {video_id}"):
             docs = list(self._fetch_all(self._index(), filter_, ["start", "end", "text"]))
         segments = [Segment(start=d["start"], end=d["end"], text=d.get("text", "")) for d in docs]
-        return sorted(segments, key=lambda s: (s.start, s.end))
+        return transcript(sorted(segments, key=lambda s: (s.start, s.end)))
 
     def health(self) -> dict[str, Any]:
         # /health is public; sending no key also proves the check does not depend on one.
@@ -332,6 +367,64 @@ def search_params(query: SearchQuery) -> dict[str, Any]:
     return params
 
 
+def hybrid(query: SearchQuery) -> dict[str, Any]:
+    return {"embedder": EMBEDDER, "semanticRatio": query.sr}
+
+
+def video_queries(query: SearchQuery, video_ids: list[str], semantic: bool) -> list[dict[str, Any]]:
+    """For each video, in order: its best subtitle hits, then its video document (each
+    query limited to that video; `kind` alone when the targets leave the other out)."""
+    base = search_params(query)
+    for paging in ("page", "hitsPerPage"):
+        base.pop(paging)
+    base.pop("filter", None)  # rebuilt per video below
+    base["showRankingScore"] = True
+    if semantic:
+        base["hybrid"] = hybrid(query)
+    targets = query.targets or tuple(TARGET_FIELDS)
+    queries = []
+    for video_id in video_ids:
+        for kind, limit in (("subtitle", MOMENT_CANDIDATES), ("video", 1)):
+            wanted = kind in {TARGET_KINDS[t] for t in targets}
+            queries.append(
+                {
+                    **base,
+                    "indexUid": INDEX_NAME,
+                    "q": unify_long_vowels(query.q),
+                    "filter": f"{_equals('videoId', video_id)} AND {_equals('kind', kind)}",
+                    "limit": limit if wanted else 0,
+                }
+            )
+    return queries
+
+
+def build_video(
+    best: Mapping[str, Any],
+    subtitles: list[Mapping[str, Any]],
+    meta: Mapping[str, Any] | None,
+    targets: tuple[str, ...],
+) -> VideoHit:
+    """One video of a grouped answer from its best document, its best subtitle hits and
+    its video document when that matched."""
+    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets))]
+    moments = merge_overlapping(hits)[:MOMENTS_PER_VIDEO]
+    matched = ["subtitle"] if moments else []
+    if meta is not None:
+        positions = meta.get("_matchesPosition") or {}
+        matched.extend(t for t in ("title", "description") if t in targets and t in positions)
+    return VideoHit(
+        video_id=best["videoId"],
+        video_title=best.get("videoTitle", ""),
+        channel_id=best["channelId"],
+        channel_title=best.get("channelTitle", ""),
+        published_at=best.get("publishedAt", ""),
+        thumbnail_url=best.get("thumbnailUrl"),
+        score=float(best.get("_rankingScore", 0.0)),
+        moments=moments,
+        matched_in=tuple(matched),
+    )
+
+
 def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...]) -> Hit | None:
     """One search hit, or None for a document that is not one of ours."""
     kind = raw.get("kind")
@@ -387,7 +480,9 @@ def _equals(field: str, value: str) -> str:
 def _clean(text: Any) -> Any:
     if not isinstance(text, str):
         return text
-    return text.replace(PRE_TAG, "").replace(POST_TAG, "")
+    # Meilisearch folds width and case itself; long-vowel marks it does not, so the
+    # documents (and queries) carry ー for each variant after kana (README, Search).
+    return unify_long_vowels(text.replace(PRE_TAG, "").replace(POST_TAG, ""))
 
 
 def _unix_seconds(iso: str) -> int:

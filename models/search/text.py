@@ -5,6 +5,10 @@ Japanese has no spaces, so CJK runs are indexed as overlapping character bigrams
 (大阪の広告 → 大阪 阪の の広 広告): any two-character word is found through the index,
 and a longer one as a phrase of its bigrams. Latin text is indexed as whole words, so
 "work" does not match "network".
+
+The index, the scan columns and the query all pass through normalize(), so every
+normalisation rule holds on both sides; highlights map matches back to the characters
+of the stored text, whatever form they are written in.
 """
 
 from __future__ import annotations
@@ -25,11 +29,43 @@ TOKEN_RUN = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
 SENTENCE_END = re.compile(r"[.!?。！？…]\s*$")
 # Between these (CJK text and its full-width punctuation) captions join without a space.
 NO_SPACE = re.compile(f"[{_CJK}\u3000-\u303f\uff00-\uffef]")
+# Kana that a long vowel can follow: hiragana, katakana, ー, the iteration marks and
+# the small katakana of the phonetic extensions (no ・ or ゠, which are punctuation).
+_KANA = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+# What stands for ー in captions, after NFKC: ｰ has become ー, － "-", ～ "~", ‑ ‐; the
+# dashes, minus and wave dash stay themselves. Between Latin letters or digits a hyphen
+# is left alone: only a mark right after kana (or after such a mark) is a long vowel.
+_LONG_VOWEL_MARKS = "-~\u2010\u2011\u2013\u2014\u2015\u2212\u301c\uff5e"
+LONG_VOWEL_MARK = re.compile(f"[{_LONG_VOWEL_MARKS}]")
+LONG_VOWEL_VARIANTS = re.compile(f"(?<=[{_KANA}])[{_LONG_VOWEL_MARKS}]+")
 
 
 def normalize(text: str) -> str:
-    """NFKC (full-width to half-width, composed kana) and case folding."""
+    """The form both the index and the query are compared in: NFKC (full-width Latin
+    and digits to half-width, half-width katakana to full-width, voiced marks composed),
+    case folding, and long-vowel mark variants after kana as ー."""
+    return _long_vowels(_fold(text))
+
+
+def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
+
+
+# The same marks before NFKC: full-width hyphen-minus and half-width ｰ as well.
+RAW_LONG_VOWEL_VARIANTS = re.compile(f"(?<=[{_KANA}])[{_LONG_VOWEL_MARKS}\uff0d\uff70]+")
+
+
+def unify_long_vowels(text: str) -> str:
+    """Only the long-vowel rule, on text not normalised (length kept): for an engine
+    that folds width and case itself, as Meilisearch does, on documents and queries."""
+    return RAW_LONG_VOWEL_VARIANTS.sub(lambda found: "ー" * len(found.group()), text)
+
+
+def _long_vowels(folded: str) -> str:
+    if not LONG_VOWEL_MARK.search(folded):
+        return folded  # most text: a quick look instead of the slower look-behind scan
+    # One ー per mark, so the text keeps its length and highlight offsets hold.
+    return LONG_VOWEL_VARIANTS.sub(lambda found: "ー" * len(found.group()), folded)
 
 
 def tokens(text: str) -> list[str]:
@@ -85,14 +121,65 @@ def fts_match(terms: list[Term], columns: tuple[str, ...]) -> str:
     return "{" + " ".join(columns) + "} : (" + phrases + ")"
 
 
-def _normalized_with_map(text: str) -> tuple[str, list[int]]:
-    """The normalised text and, for each of its characters, the index in `text`."""
-    out, where = [], []
-    for index, char in enumerate(text):
-        piece = normalize(char)
-        out.append(piece)
-        where.extend([index] * len(piece))
+# Where a character of normalised text comes from: [start, end) of the original.
+Origin = tuple[int, int]
+# Characters that NFKC and case folding leave one for one, and that never join the
+# character before them (no combining mark, no second half of a composition): ASCII,
+# kana and ideographs. Text made of them maps back character by character.
+_STABLE = "\x00-\x7f\u3001-\u3029\u3041-\u3096\u30a1-\u30fa\u30fc\u3400-\u4dbf\u4e00-\u9fff"
+UNSTABLE_RUN = re.compile(f"[^{_STABLE}]+")
+
+
+def _normalized_with_map(text: str) -> tuple[str, list[Origin]]:
+    """normalize(text) and, for each of its characters, the span of `text` it comes from.
+
+    NFKC can change the length ("㍿" → "株式会社", "ｶﾞ" → "ガ"), so every character
+    of the result maps back to the smallest piece of `text` that normalises on its own.
+    The long-vowel rule keeps the length, so it runs on the joined result, where it sees
+    the kana before each mark as normalize does.
+    """
+    out: list[str] = []
+    where: list[Origin] = []
+    done = 0
+    for run in UNSTABLE_RUN.finditer(text):
+        start = max(run.start() - 1, done)  # the character before may compose with the run
+        out.append(text[done:start].casefold())
+        where.extend((index, index + 1) for index in range(done, start))
+        folded, folded_where = _fold_clusters(text[start : run.end()], start)
+        out.append(folded)
+        where.extend(folded_where)
+        done = run.end()
+    out.append(text[done:].casefold())
+    where.extend((index, index + 1) for index in range(done, len(text)))
+    return _long_vowels("".join(out)), where
+
+
+def _fold_clusters(text: str, offset: int) -> tuple[str, list[Origin]]:
+    """Cut into clusters (a character joins the one before when the pair normalises
+    differently from its parts, like ｶ and ﾞ); each cluster's characters map to all of it."""
+    out: list[str] = []
+    where: list[Origin] = []
+    start = 0
+    for end in range(1, len(text) + 1):
+        if end == len(text) or not _joins(text[start:end], text[end]):
+            piece = _fold(text[start:end])
+            out.append(piece)
+            where.extend([(offset + start, offset + end)] * len(piece))
+            start = end
     return "".join(out), where
+
+
+def _joins(cluster: str, char: str) -> bool:
+    """Whether `char` normalises together with the cluster before it."""
+    if unicodedata.combining(char):
+        return True  # a combining mark, even one that does not compose, stays with its base
+    if unicodedata.is_normalized("NFKC", cluster + char):
+        return False
+    alone = unicodedata.normalize("NFKC", char)
+    if alone and unicodedata.combining(alone[0]):
+        return True  # like ﾞ, which becomes a combining mark
+    together = unicodedata.normalize("NFKC", cluster + char)
+    return together != unicodedata.normalize("NFKC", cluster) + alone
 
 
 def _term_pattern(term: Term) -> re.Pattern[str]:
@@ -114,7 +201,7 @@ def match_spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
     for term in terms:
         for found in _term_pattern(term).finditer(normalized):
             if found.end() > found.start():
-                spans.append((where[found.start()], where[found.end() - 1] + 1))
+                spans.append((where[found.start()][0], where[found.end() - 1][1]))
     spans.sort()
     merged: list[tuple[int, int]] = []
     for start, end in spans:

@@ -4,7 +4,8 @@ sent it and keeps documents in memory, with just enough search to drive an engin
 Tasks run the moment they are enqueued; `GET /tasks/{uid}` then reports them (as "enqueued"
 for the first `pending_polls` polls, so waiting is exercised). `fail_next_task()` makes the
 next task fail instead of running. Searching is deliberately naive: a case-insensitive
-substring match of the whole `q`, the first match highlighted.
+substring match of the whole `q`, the first match highlighted, documents in the order stored
+(`distinct` keeps the first of each value); `/multi-search` answers each query in turn.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ SEARCH_PARAMS = {
     "cropLength",
     "cropMarker",
     "showMatchesPosition",
+    "showRankingScore",
+    "distinct",
     "hybrid",
 }
 SETTINGS = {
@@ -170,6 +173,8 @@ class FakeMeilisearch:
             return 200, self.list_keys(req["query"])
         if parts[0] == "tasks" and method == "GET" and len(parts) == 2:
             return 200, self.poll(int(parts[1]))
+        if parts == ["multi-search"] and method == "POST":
+            return 200, self.multi_search(body or {})
         if parts == ["indexes"] and method == "POST":
             return 202, self.enqueue(body.get("uid"), "indexCreation", self.create_index, body)
         if parts[0] != "indexes" or len(parts) < 2:
@@ -360,7 +365,8 @@ class FakeMeilisearch:
                 raise ApiError(
                     400, "invalid_search_attributes_to_search_on", f"`{field}` not searchable."
                 )
-        q = (body.get("q") or "").lower()
+        # A quoted query is a phrase: matched as the text between the quotes.
+        q = (body.get("q") or "").lower().strip().strip('"')
         match = self.compiled_filter(index, body.get("filter"), "invalid_search_filter")
         found = [
             doc
@@ -373,6 +379,18 @@ class FakeMeilisearch:
             if field not in sortable or direction not in ("asc", "desc"):
                 raise ApiError(400, "invalid_search_sort", f"Cannot sort on `{rule}`.")
             found.sort(key=functools.cmp_to_key(_comparer(field, direction == "desc")))
+        distinct = body.get("distinct")
+        if distinct is not None:
+            filterable = settings.get("filterableAttributes") or []
+            if distinct not in filterable:
+                raise ApiError(
+                    400, "invalid_search_distinct", f"Attribute `{distinct}` is not filterable."
+                )
+            # The best document of each value, and totals that count values.
+            best = {}
+            for doc in found:
+                best.setdefault(doc.get(distinct), doc)
+            found = list(best.values())
         if "page" in body or "hitsPerPage" in body:
             page, per_page = body.get("page", 1), body.get("hitsPerPage", 20)
             chosen = found[(page - 1) * per_page : page * per_page]
@@ -387,10 +405,28 @@ class FakeMeilisearch:
             chosen = found[offset : offset + limit]
             totals = {"offset": offset, "limit": limit, "estimatedTotalHits": len(found)}
         hits = [self.format_hit(doc, q, body) for doc in chosen]
+        if body.get("showRankingScore"):
+            # Meilisearch scores in [0, 1]; here the order found gives the score.
+            first = found.index(chosen[0]) if chosen else 0
+            for n, hit in enumerate(hits):
+                hit["_rankingScore"] = round(1 - (first + n) / (len(found) + 1), 6)
         answer = {"hits": hits, "query": body.get("q") or "", "processingTimeMs": 0, **totals}
         if hybrid is not None:
             answer["semanticHitCount"] = 0
         return answer
+
+    def multi_search(self, body):
+        """Each query answered as /search would, in order (no federation here)."""
+        if body.get("federation") is not None:
+            raise ApiError(400, "bad_request", "The fake does not federate.")
+        results = []
+        for query in body.get("queries") or []:
+            query = dict(query)
+            uid = query.pop("indexUid", None)
+            if uid is None:
+                raise ApiError(400, "missing_index_uid", "Missing field `indexUid`.")
+            results.append({"indexUid": uid, **self.search(self.existing(uid), query)})
+        return {"results": results}
 
     @staticmethod
     def format_hit(doc, q, body):

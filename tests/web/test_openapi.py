@@ -3,12 +3,16 @@ covering every /api route with its auth and errors, and readable at /api/docs.""
 
 from __future__ import annotations
 
+import json
 import re
 
+import pytest
 from openapi_spec_validator import validate
+from pydantic import ValidationError as SchemaError
 
 from tests.factories import make_user, sign_in
 from web.api.openapi import undeclared
+from web.api.schemas.catalog import SearchAnswer
 
 
 def test_the_document_is_valid_openapi_3_1_and_covers_every_api_route(app, client):
@@ -69,3 +73,42 @@ def test_a_nested_field_is_named_by_its_dotted_path(client):
     assert fields["profile.businessLegalName"] == "required"
     assert "months" in fields
     assert "5" not in str(fields)  # inputs are never echoed
+
+
+def test_search_documents_both_answers_and_which_group_by_gives_which(client):
+    # Given the document
+    document = client.get("/api/openapi.json").get_json()
+    search = document["paths"]["/api/search"]["get"]
+    schemas = document["components"]["schemas"]
+    # Then groupBy is a parameter whose one value is video, and it says what it does
+    [group_by] = [p for p in search["parameters"] if p["name"] == "groupBy"]
+    assert group_by["required"] is False
+    assert {"const": "video", "type": "string"} in group_by["schema"]["anyOf"]
+    assert "one entry per video" in group_by["description"]
+    # And the 200 answer is one of the flat and the grouped shapes, each saying when
+    answer = search["responses"]["200"]["content"]["application/json"]["schema"]
+    union = schemas[answer["$ref"].rsplit("/", 1)[-1]]
+    assert union["oneOf"] == [
+        {"$ref": "#/components/schemas/SearchResults"},
+        {"$ref": "#/components/schemas/VideoSearchResults"},
+    ]
+    assert "groupBy" in union["description"]
+    flat, grouped = schemas["SearchResults"], schemas["VideoSearchResults"]
+    assert flat["description"].startswith("Without `groupBy`")
+    assert "hits" in flat["required"]
+    assert grouped["description"].startswith("With `groupBy=video`")
+    assert {"videos", "totalVideos", "totalVideosCapped"} <= set(grouped["required"])
+    assert "1,000" in grouped["properties"]["totalVideosCapped"]["description"]
+    video = schemas["VideoResult"]
+    assert {"videoId", "title", "channel", "score", "url", "moments"} <= set(video["required"])
+    assert set(schemas["Moment"]["required"]) == {"start", "end", "highlight", "matchedIn", "url"}
+
+
+def test_the_search_answer_check_takes_either_shape_and_nothing_between(client):
+    flat = client.get("/api/search?q=a").get_json()
+    grouped = client.get("/api/search?q=a&groupBy=video").get_json()
+    for body in (flat, grouped):
+        SearchAnswer.model_validate_json(json.dumps(body))
+    for mixed in ({**flat, "videos": []}, {**grouped, "hits": []}, {**grouped, "totalHits": 0}):
+        with pytest.raises(SchemaError):
+            SearchAnswer.model_validate_json(json.dumps(mixed))

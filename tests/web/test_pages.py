@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import pytest
 
-from models import ingest
+from models import ingest, library
 from models.credits import unlock_video
 from tests.factories import make_admin, make_reservation, make_user, sign_in
 from tests.fakes.platform_files import manual
@@ -22,11 +25,89 @@ def indexed(platform_files):
     ingest.fetch_subtitles("pageVideo01")
 
 
-def test_search_page_shows_highlighted_escaped_results(client, indexed):
+def test_search_page_shows_one_card_per_video_with_escaped_highlights(client, indexed):
     page = client.get("/search?q=大阪").get_data(as_text=True)
-    assert 'data-video-id="pageVideo01"' in page
-    assert "<mark>大阪</mark>の&lt;b&gt;夜景&lt;/b&gt;" in page
-    assert 'data-total-hits="2"' in page
+    # The subtitle and the title both match: one video, one card, one moment
+    assert page.count('<li class="result" data-video-id="pageVideo01"') == 1
+    assert 'data-total-videos="1"' in page
+    assert ">1 件</p>" in page
+    [moment] = re.findall(r'<li class="moment">(.*?)</li>', page, re.S)
+    assert 'href="/videos/pageVideo01">0:00</a>' in moment
+    assert "<mark>大阪</mark>の&lt;b&gt;夜景&lt;/b&gt;" in moment
+
+
+MOMENTS = "UCpagetestpagetestpage02"
+
+
+@pytest.fixture
+def moments(platform_files):
+    """Four moments of 夜景, a minute apart, and a video with it only in its title."""
+    said = [(f"夜景 {n} です。", "それから。", "歩きました。") for n in range(4)]
+    cues = [
+        {"start": 20.0 * i + 2, "end": 20.0 * i + 5, "text": text}
+        for i, text in enumerate(text for three in said for text in three)
+    ]
+    platform_files.channel(MOMENTS, ["momentVid01", "titleOnly01"], title="夜のチャンネル")
+    platform_files.video(
+        "momentVid01",
+        MOMENTS,
+        {"type": "manual", "language": "ja", "cues": cues},
+        title="散歩",
+        publishedAt="2026-03-01T00:00:00.000Z",
+    )
+    platform_files.video(
+        "titleOnly01",
+        MOMENTS,
+        manual("きれいですね。"),
+        title="夜景の旅",
+        publishedAt="2026-02-01T00:00:00.000Z",
+    )
+    ingest.import_channel(MOMENTS)
+    ingest.fetch_subtitles("momentVid01")
+    ingest.fetch_subtitles("titleOnly01")
+
+
+def _cards(page):
+    return dict(
+        re.findall(r'<li class="result" data-video-id="([^"]+)">(.*?)\n  </li>', page, re.S)
+    )
+
+
+def test_a_video_card_shows_up_to_three_moments_with_their_times(client, moments):
+    page = client.get("/search?q=夜景&sort=newest").get_data(as_text=True)
+    cards = _cards(page)
+    assert list(cards) == ["momentVid01", "titleOnly01"]
+    card = cards["momentVid01"]
+    assert "<strong>散歩</strong>" in card and "夜のチャンネル · 2026-03-01" in card
+    times = re.findall(r'href="/videos/momentVid01(?:\?t=(\d+))?">(\d+):(\d\d)</a>', card)
+    assert len({start for start, _m, _s in times}) == 3
+    assert all(int(start or 0) == int(m) * 60 + int(s) for start, m, s in times)
+    assert card.count("<mark>夜景</mark>") == 3
+    # A video found by its title alone: its card, no moments
+    title_only = cards["titleOnly01"]
+    assert 'class="moments"' not in title_only
+    assert "タイトルに一致" in title_only
+
+
+def test_search_pages_count_videos(client, moments):
+    first = client.get("/search?q=夜景&sort=newest&perPage=1").get_data(as_text=True)
+    assert list(_cards(first)) == ["momentVid01"]
+    assert "<span>1 / 2</span>" in first and 'rel="next"' in first
+    second = client.get("/search?q=夜景&sort=newest&perPage=1&page=2").get_data(as_text=True)
+    assert list(_cards(second)) == ["titleOnly01"]
+
+
+def test_more_videos_than_the_cap_read_as_1000_plus(client, moments, monkeypatch):
+    real = library.search_videos
+
+    def capped(user_id, query):
+        return replace(real(user_id, query), total_videos=1000, more_than_cap=True)
+
+    monkeypatch.setattr(library, "search_videos", capped)
+    page = client.get("/search?q=夜景").get_data(as_text=True)
+    assert ">1,000+ 件</p>" in page
+    assert 'data-capped="true"' in page
+    assert "<span>1 / 50+</span>" in page
 
 
 def test_search_page_without_hits_and_without_a_query(client, indexed):

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from models import ingest, library
 from models.credits import unlock_video
+from models.search import TOTAL_VIDEOS_CAP, Hit, VideoHit, VideoResults
 from models.tables import SearchHistory
 from tests.factories import make_admin, make_user, sign_in
 from tests.fakes.platform_files import manual
@@ -60,32 +61,32 @@ def test_search_answers_the_contract(client, indexed):
     assert hit["thumbnailUrl"].endswith("/apiVideo001/hqdefault.jpg")
 
 
-def test_the_page_and_the_api_make_one_search_call_and_show_the_same_hits(
+def test_the_page_and_the_grouped_api_make_one_search_call_and_show_the_same_videos(
     client, indexed, monkeypatch
 ):
-    # Given the one search call that the page and the API share, watched
+    # Given the one grouped search call that the page and the API share, watched
     calls = []
-    shared = library.search
+    shared = library.search_videos
 
     def watched(user_id, query):
         results = shared(user_id, query)
         calls.append((user_id, query, results))
         return results
 
-    monkeypatch.setattr(library, "search", watched)
+    monkeypatch.setattr(library, "search_videos", watched)
     user = make_user()
     sign_in(client, user)
-    # When one query is asked of the API and of the page
-    answer = client.get("/api/search?q=旅&target=title,subtitle").get_json()
+    # When one query is asked of the API (grouped by video) and of the page
+    answer = client.get("/api/search?q=旅&target=title,subtitle&groupBy=video").get_json()
     page = client.get("/search?q=旅&target=title,subtitle").get_data(as_text=True)
     # Then both went through the call, with the same query, for the signed-in user
     [(api_user, api_query, api_results), (page_user, page_query, page_results)] = calls
     assert (api_user, page_user) == (user.id, user.id)
     assert api_query == page_query and api_results == page_results
-    # And they show the same hits in the same order, remembered once in the history
-    hits = [hit["videoId"] for hit in answer["hits"]]
-    assert len(hits) == 2
-    assert re.findall(r'data-video-id="([^"]+)"', page) == hits
+    # And they show the same videos in the same order, remembered once in the history
+    videos = [video["videoId"] for video in answer["videos"]]
+    assert len(videos) == 2
+    assert re.findall(r'<li class="result" data-video-id="([^"]+)"', page) == videos
     assert SearchHistory.select().where(SearchHistory.user == user.id).count() == 1
 
 
@@ -113,6 +114,8 @@ def test_semantic_is_reported_requested_and_not_applied(client, indexed):
         ("q=a&perPage=101", "perPage"),
         ("q=a&perPage=-1", "perPage"),
         ("q=a&channels=bad%20id", "channels"),
+        ("q=a&groupBy=channel", "groupBy"),
+        ("q=a&groupBy=Video", "groupBy"),
     ],
 )
 def test_bad_parameters_are_400_with_the_field(client, query, field):
@@ -121,6 +124,217 @@ def test_bad_parameters_are_400_with_the_field(client, query, field):
     error = response.get_json()["error"]
     assert error["code"] == "invalid_request"
     assert field in error["fields"]
+
+
+def test_the_flat_answer_keeps_its_shape(client, indexed):
+    # Existing clients: without groupBy nothing is added, renamed or removed.
+    body = client.get("/api/search?q=大阪").get_json()
+    assert set(body) == {"query", "page", "perPage", "totalHits", "totalPages", "semantic", "hits"}
+    assert {frozenset(hit) for hit in body["hits"]} == {
+        frozenset(
+            {
+                "videoId",
+                "videoTitle",
+                "channelId",
+                "channelTitle",
+                "publishedAt",
+                "thumbnailUrl",
+                "matchedIn",
+                "start",
+                "end",
+                "text",
+                "highlight",
+                "url",
+            }
+        )
+    }
+    assert body["totalHits"] == 2  # the subtitle and the title, each a hit
+
+
+# Results by video (README, API).
+
+GROUPED = "UCgroupedgroupedgrouped1"
+
+
+def spaced(*texts, gap=10):
+    """Manual cues of 3 s with `gap - 1` filler cues between the given ones, so each
+    given cue is a moment of its own (no two share a segment)."""
+    cues, start = [], 0.0
+    for text in texts:
+        for n in range(gap):
+            said = text if n == 0 else f"間の話 {n} です。"
+            cues.append({"start": start, "end": start + 3.0, "text": said})
+            start += 3.0
+    return {"type": "manual", "language": "ja", "cues": cues}
+
+
+@pytest.fixture
+def videos(platform_files):
+    """Three videos about ラーメン: five moments in the oldest, one in the newest, and
+    one that says it only in its title."""
+    ids = ["grpVideo001", "grpVideo002", "grpVideo003"]
+    platform_files.channel(GROUPED, ids, title="麺のチャンネル")
+    platform_files.video(
+        "grpVideo001",
+        GROUPED,
+        spaced(*(f"ラーメンの話 {n} です。" for n in range(5))),
+        title="昼ごはん",
+        publishedAt="2026-01-01T00:00:00.000Z",
+    )
+    platform_files.video(
+        "grpVideo002",
+        GROUPED,
+        spaced("今日はラーメンを食べました。"),
+        title="晩ごはん",
+        publishedAt="2026-03-01T00:00:00.000Z",
+    )
+    platform_files.video(
+        "grpVideo003",
+        GROUPED,
+        spaced("今日はうどんを食べました。"),
+        title="ラーメン屋めぐり",
+        publishedAt="2026-02-01T00:00:00.000Z",
+    )
+    ingest.import_channel(GROUPED)
+    for video_id in ids:
+        ingest.fetch_subtitles(video_id)
+
+
+def grouped(client, query):
+    response = client.get(f"/api/search?q=ラーメン&groupBy=video&{query}")
+    assert response.status_code == 200
+    return response.get_json()
+
+
+def test_grouped_results_list_each_video_once_with_its_best_moments(client, videos):
+    body = grouped(client, "")
+    assert set(body) == {
+        "query",
+        "page",
+        "perPage",
+        "totalVideos",
+        "totalVideosCapped",
+        "totalPages",
+        "semantic",
+        "videos",
+    }
+    assert (body["query"], body["page"], body["perPage"]) == ("ラーメン", 1, 20)
+    assert (body["totalVideos"], body["totalVideosCapped"], body["totalPages"]) == (3, False, 1)
+    assert body["semantic"] == {"requested": False, "applied": False}
+    found = {video["videoId"]: video for video in body["videos"]}
+    assert sorted(found) == ["grpVideo001", "grpVideo002", "grpVideo003"]
+    many = found["grpVideo001"]
+    assert set(many) == {
+        "videoId",
+        "title",
+        "channel",
+        "publishedAt",
+        "thumbnailUrl",
+        "score",
+        "url",
+        "moments",
+    }
+    assert many["title"] == "昼ごはん"
+    assert many["channel"] == {"id": GROUPED, "title": "麺のチャンネル"}
+    assert many["publishedAt"] == "2026-01-01T00:00:00.000Z"
+    assert many["thumbnailUrl"].endswith("/grpVideo001/hqdefault.jpg")
+    assert many["url"] == "https://www.youtube.com/watch?v=grpVideo001"
+    assert isinstance(many["score"], float)
+    # At most three of its five moments, each a subtitle moment with its own link
+    assert len(many["moments"]) == 3
+    for moment in many["moments"]:
+        assert set(moment) == {"start", "end", "highlight", "matchedIn", "url"}
+        assert moment["matchedIn"] == "subtitle"
+        assert "<mark>ラーメン</mark>" in moment["highlight"]
+        assert moment["start"] < moment["end"]
+        at = f"&t={int(moment['start'])}s" if moment["start"] else ""
+        assert moment["url"] == f"https://www.youtube.com/watch?v=grpVideo001{at}"
+    assert len({moment["start"] for moment in many["moments"]}) == 3
+    # A video found only by its title is listed, with no moment
+    assert found["grpVideo003"]["moments"] == []
+    assert [len(found["grpVideo002"]["moments"])] == [1]
+
+
+def test_grouped_results_are_sorted_as_videos(client, videos):
+    def order(sort):
+        return [video["videoId"] for video in grouped(client, f"sort={sort}")["videos"]]
+
+    assert order("newest") == ["grpVideo002", "grpVideo003", "grpVideo001"]
+    assert order("oldest") == ["grpVideo001", "grpVideo003", "grpVideo002"]
+    scores = [video["score"] for video in grouped(client, "sort=relevance")["videos"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_grouped_results_page_over_videos(client, videos):
+    first = grouped(client, "sort=newest&perPage=2")
+    second = grouped(client, "sort=newest&perPage=2&page=2")
+    assert (first["totalVideos"], first["totalPages"], second["totalPages"]) == (3, 2, 2)
+    assert [v["videoId"] for v in first["videos"]] == ["grpVideo002", "grpVideo003"]
+    assert [v["videoId"] for v in second["videos"]] == ["grpVideo001"]
+    assert len(second["videos"][0]["moments"]) == 3  # moments are not what pages count
+    assert grouped(client, "sort=newest&perPage=2&page=3")["videos"] == []
+
+
+def test_grouped_results_with_nothing_found(client, videos):
+    body = client.get("/api/search?q=存在しない言葉&groupBy=video").get_json()
+    assert (body["totalVideos"], body["totalVideosCapped"], body["totalPages"]) == (0, False, 0)
+    assert body["videos"] == []
+
+
+def _many_videos(count: int) -> VideoResults:
+    moment = Hit(
+        video_id="capVideo001",
+        video_title="多い",
+        channel_id=GROUPED,
+        channel_title="麺のチャンネル",
+        published_at="2026-01-01T00:00:00.000Z",
+        thumbnail_url=None,
+        matched_in="subtitle",
+        start=61.5,
+        end=64.5,
+        text="ラーメン",
+        highlight="<mark>ラーメン</mark>",
+    )
+    video = VideoHit(
+        video_id="capVideo001",
+        video_title="多い",
+        channel_id=GROUPED,
+        channel_title="麺のチャンネル",
+        published_at="2026-01-01T00:00:00.000Z",
+        thumbnail_url=None,
+        score=3.5,
+        moments=[moment],
+        matched_in=("subtitle",),
+    )
+    return VideoResults(total_videos=count, more_than_cap=True, videos=[video])
+
+
+def test_more_than_the_cap_is_said_rather_than_counted(client, monkeypatch):
+    # Given an engine that stopped counting at the cap
+    monkeypatch.setattr(library, "search_videos", lambda user_id, query: _many_videos(1000))
+    body = grouped(client, "")
+    # Then the answer says "1,000+" as the cap and a flag, and pages up to the cap
+    assert TOTAL_VIDEOS_CAP == 1000
+    assert (body["totalVideos"], body["totalVideosCapped"], body["totalPages"]) == (1000, True, 50)
+    [video] = body["videos"]
+    assert video["thumbnailUrl"] is None
+    assert video["moments"] == [
+        {
+            "start": 61.5,
+            "end": 64.5,
+            "highlight": "<mark>ラーメン</mark>",
+            "matchedIn": "subtitle",
+            "url": "https://www.youtube.com/watch?v=capVideo001&t=61s",
+        }
+    ]
+
+
+def test_a_grouped_search_is_recorded_like_a_flat_one(client, videos):
+    sign_in(client, make_user())
+    client.get("/api/search?q=ラーメン&groupBy=video")
+    client.get("/api/search?q=ラーメン")
+    [entry] = SearchHistory.select()
+    assert (entry.query, entry.sort) == ("ラーメン", "relevance")
 
 
 def test_a_signed_in_search_is_recorded_once_per_condition(client, indexed):

@@ -14,6 +14,7 @@ from web.api import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import catalog
 from web.api.schemas.account import VideoPath
+from web.api.schemas.catalog import watch_url
 
 
 class Locked(DomainError):
@@ -22,47 +23,22 @@ class Locked(DomainError):
     message = "Unlock this video to read its full subtitles."
 
 
-def watch_url(video_id: str, start: float | None) -> str:
-    url = f"https://www.youtube.com/watch?v={video_id}"
-    return f"{url}&t={int(start)}s" if start else url
-
-
 @bp.get("/search")
 @operation(
     "Search what was said in videos",
     query=catalog.SearchParams,
-    responses={200: catalog.SearchResults},
+    responses={200: catalog.SearchAnswer},
     errors=(503,),
 )
 def search(query):
-    query = query.search_query()
-    results = library.search(current_user.id if current_user.is_authenticated else None, query)
-    total_pages = -(-results.total_hits // query.per_page)
-    return jsonify(
-        query=query.q,
-        page=query.page,
-        perPage=query.per_page,
-        totalHits=results.total_hits,
-        totalPages=total_pages,
-        semantic={"requested": query.semantic, "applied": results.semantic_applied},
-        hits=[
-            {
-                "videoId": hit.video_id,
-                "videoTitle": hit.video_title,
-                "channelId": hit.channel_id,
-                "channelTitle": hit.channel_title,
-                "publishedAt": hit.published_at,
-                "thumbnailUrl": hit.thumbnail_url,
-                "matchedIn": hit.matched_in,
-                "start": hit.start,
-                "end": hit.end,
-                "text": hit.text,
-                "highlight": hit.highlight,
-                "url": watch_url(hit.video_id, hit.start),
-            }
-            for hit in results.hits
-        ],
-    )
+    """Hits one by one, or with `groupBy=video` videos with their best moments."""
+    asked = query.search_query()
+    user_id = current_user.id if current_user.is_authenticated else None
+    if query.group_by == "video":
+        answer = catalog.VideoSearchResults.of(asked, library.search_videos(user_id, asked))
+    else:
+        answer = catalog.SearchResults.of(asked, library.search(user_id, asked))
+    return jsonify(answer.as_json())
 
 
 def _history_json(entry) -> dict:

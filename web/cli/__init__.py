@@ -65,4 +65,4 @@ def users_promote(email: str) -> None:
     click.echo(f"{user.email} is now admin")
 
 
-from web.cli import ads, batch, catalog, processes, queue  # noqa: E402,F401  (attach their commands)
+from web.cli import ads, batch, catalog, processes, queue, search  # noqa: E402,F401  (attach their commands)

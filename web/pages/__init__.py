@@ -34,7 +34,7 @@ from models.tables import Channel, Video
 from web.api.operation import parse_path, parse_query
 from web.api.schemas.account import VideoPath
 from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath, ServedAd
-from web.api.schemas.catalog import SearchParams
+from web.api.schemas.catalog import SearchParams, total_pages
 from web.charts import daily_lines
 
 bp = Blueprint("pages", __name__)
@@ -47,14 +47,18 @@ def index() -> str:
 
 @bp.get("/search")
 def search() -> str | tuple[str, int] | HttpResponse:
+    """Results by video (the API's `groupBy=video`): one card per video with its best
+    moments, pages over videos, and the ads between and below them (README, Direct
+    ads: delivery, measurement and reports)."""
     if not (request.args.get("q") or "").strip():
         return redirect("/")
     try:
         query = parse_query(SearchParams, known_only=True).search_query()
     except ValidationError as error:
         return render_template("error.html", status=400, message=error.message), 400
-    results = library.search(current_user.id if current_user.is_authenticated else None, query)
-    total_pages = max(1, -(-results.total_hits // query.per_page))
+    results = library.search_videos(
+        current_user.id if current_user.is_authenticated else None, query
+    )
 
     def page_link(page: int) -> str:
         return urlencode({**request.args.to_dict(), "page": page})
@@ -62,14 +66,14 @@ def search() -> str | tuple[str, int] | HttpResponse:
     ads = None
     if ads_enabled_for(current_user):
         decided = search_page_ads(
-            request.headers.get("Edge-IPCountry"), month_of(utcnow()), results.total_hits
+            request.headers.get("Edge-IPCountry"), month_of(utcnow()), results.total_videos
         )
         ads = _PageAds(decided)
     return render_template(
         "search.html",
         query=query,
         results=results,
-        total_pages=total_pages,
+        total_pages=max(1, total_pages(results.total_videos, query.per_page)),
         page_link=page_link,
         ads=ads,
         midroll_every=MIDROLL_EVERY_HITS,

@@ -192,3 +192,58 @@ def test_partial_update_of_a_channel(engine):
 
 def test_health(engine):
     assert engine.health()["status"] == "available"
+
+
+# -- results by video -------------------------------------------------------------------
+
+
+def grouped(engine, q, **kw):
+    return engine.search_videos(SearchQuery(q=q, **kw))
+
+
+def test_grouped_results_list_each_video_once_with_at_most_three_moments(engine):
+    cues = [(n * 20.0, n * 20.0 + 3, f"餃子の話 {n}") for n in range(6)]
+    index(engine, "gyoza000001", cues, title="餃子の店")
+    index(engine, "other000001", [(0, 3, "ラーメンの話")])
+    results = grouped(engine, "餃子")
+    [video] = results.videos
+    assert (results.total_videos, results.more_than_cap) == (1, False)
+    assert video.video_id == "gyoza000001"
+    assert video.video_title == "餃子の店"
+    assert set(video.matched_in) == {"subtitle", "title"}
+    assert 1 <= len(video.moments) <= 3
+    assert all(
+        m.matched_in == "subtitle" and "<mark>餃子</mark>" in m.highlight for m in video.moments
+    )
+
+
+def test_a_video_found_by_its_title_alone_has_no_moments(engine):
+    index(engine, "titleonly01", [(0, 3, "今日の話")], title="餃子の店")
+    [video] = grouped(engine, "餃子").videos
+    assert (video.video_id, video.moments, video.matched_in) == ("titleonly01", [], ("title",))
+
+
+def test_grouped_pages_and_totals_count_videos(engine):
+    for n in range(5):
+        index(
+            engine,
+            f"gpage{n:06d}",
+            [(0, 3, f"焼肉 {n}"), (30, 33, "また焼肉")],
+            published=f"2026-02-0{n + 1}T00:00:00.000Z",
+        )
+    first = grouped(engine, "焼肉", per_page=2, sort="newest")
+    last = grouped(engine, "焼肉", per_page=2, page=3, sort="newest")
+    assert first.total_videos == last.total_videos == 5
+    assert [v.video_id for v in first.videos] == ["gpage000004", "gpage000003"]
+    assert [v.video_id for v in last.videos] == ["gpage000000"]
+    oldest = grouped(engine, "焼肉", per_page=1, sort="oldest")
+    assert [v.video_id for v in oldest.videos] == ["gpage000000"]
+
+
+def test_grouped_channel_filter(engine):
+    a, b = channel("UCaaaaaaaaaaaaaaaaaaaaaa"), channel("UCbbbbbbbbbbbbbbbbbbbbbb")
+    index(engine, "gchanA00001", [(0, 3, "ラーメンの話")], ch=a)
+    index(engine, "gchanB00001", [(0, 3, "ラーメンの話")], ch=b)
+    results = grouped(engine, "ラーメン", channels=(b.id,))
+    assert [v.video_id for v in results.videos] == ["gchanB00001"]
+    assert results.videos[0].channel_id == b.id

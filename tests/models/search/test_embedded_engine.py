@@ -1,12 +1,15 @@
-"""What only the embedded engine does: the scan fallback and the semantic report."""
+"""What only the embedded engine does: the scan fallback, the semantic report, the file's
+layout and batched writes."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
-from models.search import SearchQuery
+from models.search import SearchQuery, Segment, video_documents
 from models.search.embedded import EmbeddedEngine
-from tests.models.search.test_conformance import index
+from tests.models.search.test_conformance import channel, index, video
 
 
 @pytest.fixture
@@ -38,3 +41,44 @@ def test_the_index_lives_in_its_own_file(tmp_path):
     assert path.exists()
     assert engine.keys() == []
     engine.close()
+
+
+def test_an_index_file_of_an_older_layout_is_emptied_for_a_reindex(tmp_path):
+    # Given a file laid out by an earlier version (no layout number, other columns)
+    path = tmp_path / "search.db"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE documents (rowid INTEGER PRIMARY KEY, id TEXT, norm_text TEXT)")
+    old.execute("INSERT INTO documents (id, norm_text) VALUES ('x-s0000', 'old')")
+    old.commit()
+    old.close()
+    # When the engine opens it, then it holds the current layout, empty, and works
+    engine = EmbeddedEngine(str(path))
+    assert engine.document_count() == 0
+    index(engine, "fresh000001", [(0, 3, "新しい索引")])
+    assert engine.search_videos(SearchQuery(q="索引")).total_videos == 1
+    engine.close()
+
+
+def test_several_videos_are_replaced_in_one_write(engine):
+    index(engine, "many0000001", [(0, 3, "古い字幕")])
+    docs = {
+        vid: video_documents(video(vid), channel(), "", [Segment(0, 3, f"{vid} の字幕")])
+        for vid in ("many0000001", "many0000002")
+    }
+    engine.replace_many_videos(docs)
+    assert engine.search_videos(SearchQuery(q="古い")).total_videos == 0
+    assert engine.search_videos(SearchQuery(q="字幕")).total_videos == 2
+    assert engine.document_count() == 4  # a video document and a segment each
+
+
+def test_a_video_keeps_its_key_when_replaced_and_frees_it_when_deleted(engine):
+    index(engine, "keyed000001", [(0, 3, "一回目")])
+    index(engine, "keyed000002", [(0, 3, "別の動画")])
+    index(engine, "keyed000001", [(0, 3, "二回目")])
+    assert [v.video_id for v in engine.search_videos(SearchQuery(q="回目")).videos] == [
+        "keyed000001"
+    ]
+    engine.delete_video_documents("keyed000001")
+    assert engine.video_segments("keyed000001") == []
+    assert engine.search_videos(SearchQuery(q="回目")).total_videos == 0
+    assert engine.video_segments("keyed000002")

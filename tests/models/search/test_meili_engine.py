@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.search import meili
 from models.search.base import (
     Document,
     SearchError,
@@ -451,6 +452,19 @@ def test_marker_characters_in_a_subtitle_are_dropped_before_indexing(engine, fak
     assert hit.highlight == "abc <mark>hello</mark>"
 
 
+@pytest.mark.parametrize("stored, asked", [("コーヒ－を", "コーヒー"), ("コーヒーを", "コーヒ―")])
+def test_long_vowel_mark_variants_are_one_mark_in_documents_and_queries(
+    engine, fake, ready, stored, asked
+):
+    engine.replace_video_documents("vid1", [subtitle(text=stored)])
+
+    hits = engine.search(SearchQuery(q=asked)).hits
+
+    assert fake.documents()["vid1-s0000"]["text"] == "コーヒーを"
+    assert fake.last("POST", "/indexes/subtitles/search")["json"]["q"] == "コーヒー"
+    assert [hit.highlight for hit in hits] == ["<mark>コーヒー</mark>を"]
+
+
 # -- semantic search ---------------------------------------------------------------------
 
 
@@ -619,3 +633,114 @@ def test_a_tunnel_answering_for_a_stopped_server_is_unavailable():
             engine.search(SearchQuery(q="hello"))
         with pytest.raises(SearchUnavailable):
             engine.health()
+
+
+# -- results by video ---------------------------------------------------------------------
+
+
+def multi_searches(fake):
+    return [body for method, path, body in fake.calls() if path == "/multi-search"]
+
+
+def test_grouped_search_asks_distinct_videos_then_each_video_s_moments(engine, fake, ready):
+    # Given two videos, one saying the word in four segments and with it in its title
+    engine.replace_video_documents(
+        "vid1",
+        [video("vid1", title="hello film")]
+        + [
+            subtitle("vid1", n, "hello there", n * 10.0, n * 10.0 + 5, video_title="hello film")
+            for n in range(4)
+        ],
+    )
+    engine.replace_video_documents("vid2", [subtitle("vid2", 0, "well hello")])
+    fake.requests.clear()
+
+    # When results grouped by video are asked
+    results = engine.search_videos(SearchQuery(q="hello", per_page=5))
+
+    # Then one search asks the page of distinct videos, ranking scores included
+    assert searches(fake) == [
+        {
+            "q": "hello",
+            "attributesToSearchOn": ["title", "text", "description"],
+            "page": 1,
+            "hitsPerPage": 5,
+            **SEARCH_DEFAULTS,
+            "distinct": "videoId",
+            "showRankingScore": True,
+        }
+    ]
+    # And one multi-search asks each video's best subtitles, then its video document
+    [multi] = multi_searches(fake)
+    common = {
+        "indexUid": "subtitles",
+        "q": "hello",
+        "attributesToSearchOn": ["title", "text", "description"],
+        **SEARCH_DEFAULTS,
+        "showRankingScore": True,
+    }
+    assert multi == {
+        "queries": [
+            {**common, "filter": 'videoId = "vid1" AND kind = "subtitle"', "limit": 6},
+            {**common, "filter": 'videoId = "vid1" AND kind = "video"', "limit": 1},
+            {**common, "filter": 'videoId = "vid2" AND kind = "subtitle"', "limit": 6},
+            {**common, "filter": 'videoId = "vid2" AND kind = "video"', "limit": 1},
+        ],
+        "federation": None,
+    }
+    # And the answer is one entry per video with at most three moments
+    assert (results.total_videos, results.more_than_cap) == (2, False)
+    first, second = results.videos
+    assert (first.video_id, first.matched_in, len(first.moments)) == (
+        "vid1",
+        ("subtitle", "title"),
+        3,
+    )
+    assert (first.video_title, first.channel_title) == ("hello film", "A channel")
+    assert [m.start for m in first.moments] == [0.0, 10.0, 20.0]
+    assert first.moments[0].highlight == "<mark>hello</mark> there"
+    assert (second.video_id, second.matched_in) == ("vid2", ("subtitle",))
+    assert first.score > second.score
+
+
+def test_grouped_search_with_a_title_target_asks_no_subtitles(engine, fake, ready):
+    engine.replace_video_documents("vid1", [video("vid1", title="hello film")])
+    fake.requests.clear()
+
+    [only] = engine.search_videos(SearchQuery(q="hello", targets=("title",))).videos
+
+    assert searches(fake)[0]["filter"] == 'kind = "video"'
+    subtitles, meta = multi_searches(fake)[0]["queries"]
+    assert (subtitles["limit"], meta["limit"]) == (0, 1)
+    assert (only.moments, only.matched_in) == ([], ("title",))
+
+
+def test_grouped_search_counts_videos_up_to_the_cap(engine, fake, ready, monkeypatch):
+    monkeypatch.setattr(meili, "TOTAL_VIDEOS_CAP", 2)
+    for n in range(3):
+        engine.replace_video_documents(f"vid{n}", [subtitle(f"vid{n}", 0, "hello")])
+
+    results = engine.search_videos(SearchQuery(q="hello", per_page=1, page=2))
+
+    assert (results.total_videos, results.more_than_cap) == (2, True)
+    assert [v.video_id for v in results.videos] == ["vid1"]
+
+
+def test_grouped_search_with_no_match_asks_no_moments(engine, fake, ready):
+    results = engine.search_videos(SearchQuery(q="absent"))
+
+    assert (results.total_videos, results.videos) == (0, [])
+    assert multi_searches(fake) == []
+
+
+def test_grouped_semantic_search_is_hybrid_for_the_moments_too(engine, fake, ready):
+    fake.embedders.add("default")
+    engine.replace_video_documents("vid1", [subtitle("vid1", 0, "hello")])
+    fake.requests.clear()
+
+    results = engine.search_videos(SearchQuery(q="hello", semantic=True, sr=0.3))
+
+    hybrid = {"embedder": "default", "semanticRatio": 0.3}
+    assert searches(fake)[0]["hybrid"] == hybrid
+    assert all(q["hybrid"] == hybrid for q in multi_searches(fake)[0]["queries"])
+    assert results.semantic_applied is True

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Discriminator, Field, RootModel, Tag, field_validator
 
-from models.search import DEFAULT_SEMANTIC_RATIO, SORTS, TARGETS, SearchQuery
+from models.search import DEFAULT_SEMANTIC_RATIO, SORTS, TARGETS, TOTAL_VIDEOS_CAP, SearchQuery
+from models.search import base as engine
 from web.api.schemas.common import (
     PLATFORM_ID,
     PathParams,
@@ -22,6 +23,17 @@ from web.api.schemas.common import (
 
 MAX_CHANNELS = 50
 CHANNEL_ID = re.compile(PLATFORM_ID)
+MatchedIn = Literal["subtitle", "title", "description"]
+
+
+def watch_url(video_id: str, start: float | None) -> str:
+    """The video on the platform, at `start` seconds when there is one."""
+    url = f"https://www.youtube.com/watch?v={video_id}"
+    return f"{url}&t={int(start)}s" if start else url
+
+
+def total_pages(total: int, per_page: int) -> int:
+    return -(-total // per_page)
 
 
 def _split(value: str | None) -> list[str]:
@@ -41,6 +53,11 @@ class SearchParams(Query):
     sr: float = Field(default=DEFAULT_SEMANTIC_RATIO, ge=0, le=1, allow_inf_nan=False)
     page: int = Field(default=1, ge=1, le=1000)
     per_page: int = Field(default=20, ge=1, le=100)
+    group_by: Literal["video"] | None = Field(
+        default=None,
+        description="`video`: one entry per video with its best moments, pages over "
+        "videos (VideoSearchResults); absent: one entry per hit (SearchResults)",
+    )
 
     @field_validator("channels")
     @classmethod
@@ -84,15 +101,35 @@ class SearchHit(Response):
     channel_title: str
     published_at: str | None
     thumbnail_url: str | None
-    matched_in: Literal["subtitle", "title", "description"]
+    matched_in: MatchedIn
     start: float | None = Field(description="Seconds; null for title and description hits")
     end: float | None
     text: str
     highlight: str = Field(description="HTML-escaped text with <mark> around matches")
     url: str
 
+    @classmethod
+    def of(cls, hit: engine.Hit) -> SearchHit:
+        return cls(
+            video_id=hit.video_id,
+            video_title=hit.video_title,
+            channel_id=hit.channel_id,
+            channel_title=hit.channel_title,
+            published_at=hit.published_at,
+            thumbnail_url=hit.thumbnail_url,
+            matched_in=hit.matched_in,
+            start=hit.start,
+            end=hit.end,
+            text=hit.text,
+            highlight=hit.highlight,
+            url=watch_url(hit.video_id, hit.start),
+        )
+
 
 class SearchResults(Response):
+    """Without `groupBy`: one entry per hit (a subtitle moment, a title or a
+    description), pages over hits."""
+
     query: str
     page: int
     per_page: int
@@ -100,6 +137,119 @@ class SearchResults(Response):
     total_pages: int
     semantic: SemanticState
     hits: list[SearchHit]
+
+    @classmethod
+    def of(cls, query: SearchQuery, found: engine.SearchResults) -> SearchResults:
+        return cls(
+            query=query.q,
+            page=query.page,
+            per_page=query.per_page,
+            total_hits=found.total_hits,
+            total_pages=total_pages(found.total_hits, query.per_page),
+            semantic=SemanticState(requested=query.semantic, applied=found.semantic_applied),
+            hits=[SearchHit.of(hit) for hit in found.hits],
+        )
+
+
+class Moment(Response):
+    start: float = Field(description="Seconds")
+    end: float
+    highlight: str = Field(description="HTML-escaped text with <mark> around matches")
+    matched_in: MatchedIn
+    url: str = Field(description="The video on the platform at this moment")
+
+    @classmethod
+    def of(cls, hit: engine.Hit) -> Moment:
+        return cls(
+            start=hit.start,
+            end=hit.end,
+            highlight=hit.highlight,
+            matched_in=hit.matched_in,
+            url=watch_url(hit.video_id, hit.start),
+        )
+
+
+class VideoChannel(Response):
+    id: str
+    title: str
+
+
+class VideoResult(Response):
+    video_id: str
+    title: str
+    channel: VideoChannel
+    published_at: str | None
+    thumbnail_url: str | None
+    score: float = Field(description="Higher is better; comparable within one answer")
+    url: str
+    moments: list[Moment] = Field(
+        description="Up to 3 subtitle moments, best first; empty when only the title or "
+        "the description matched"
+    )
+
+    @classmethod
+    def of(cls, video: engine.VideoHit) -> VideoResult:
+        return cls(
+            video_id=video.video_id,
+            title=video.video_title,
+            channel=VideoChannel(id=video.channel_id, title=video.channel_title),
+            published_at=video.published_at,
+            thumbnail_url=video.thumbnail_url,
+            score=video.score,
+            url=watch_url(video.video_id, None),
+            moments=[Moment.of(hit) for hit in video.moments],
+        )
+
+
+class VideoSearchResults(Response):
+    """With `groupBy=video`: one entry per video with its best moments; the sort and
+    the pages apply to videos."""
+
+    query: str
+    page: int
+    per_page: int
+    total_videos: int = Field(
+        description=f"Exact up to {TOTAL_VIDEOS_CAP:,}; {TOTAL_VIDEOS_CAP:,} when more match"
+    )
+    total_videos_capped: bool = Field(
+        description=f"More than {TOTAL_VIDEOS_CAP:,} videos match: read totalVideos as "
+        f'"{TOTAL_VIDEOS_CAP:,}+"'
+    )
+    total_pages: int
+    semantic: SemanticState
+    videos: list[VideoResult]
+
+    @classmethod
+    def of(cls, query: SearchQuery, found: engine.VideoResults) -> VideoSearchResults:
+        return cls(
+            query=query.q,
+            page=query.page,
+            per_page=query.per_page,
+            total_videos=found.total_videos,
+            total_videos_capped=found.more_than_cap,
+            total_pages=total_pages(found.total_videos, query.per_page),
+            semantic=SemanticState(requested=query.semantic, applied=found.semantic_applied),
+            videos=[VideoResult.of(video) for video in found.videos],
+        )
+
+
+def _shape(body: Any) -> str:
+    """Which answer a body is: grouped ones carry `videos`, flat ones `hits`."""
+    if isinstance(body, dict):
+        return "videos" if "videos" in body else "hits"
+    return "videos" if isinstance(body, VideoSearchResults) else "hits"
+
+
+class SearchAnswer(
+    RootModel[
+        Annotated[
+            Annotated[SearchResults, Tag("hits")] | Annotated[VideoSearchResults, Tag("videos")],
+            Discriminator(_shape),
+        ]
+    ]
+):
+    """One of two shapes, by `groupBy`: SearchResults without it, VideoSearchResults
+    with `groupBy=video`."""
 
 
 class HistoryEntry(Response):

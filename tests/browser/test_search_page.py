@@ -1,0 +1,83 @@
+"""The /search page in a browser, on a phone and on a desktop: one card per video with
+its moments, the ads' columns, and nothing wider than the screen."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from models import ingest
+from models.ads.delivery import MIDROLL_EVERY_HITS, clear_process_cache
+
+CH = "UCsearchpagesearchpage01"
+# Set to a folder to keep a screenshot of each width (for a person to look at).
+SHOTS = os.environ.get("SEARCH_PAGE_SCREENSHOTS")
+# One video more than a midroll needs, so the first midroll fires.
+VIDEO_IDS = [f"noodle{n:05d}" for n in range(MIDROLL_EVERY_HITS + 1)]
+# A word with no break opportunity, longer than a phone's column.
+LONG_WORD = "Supercalifragilisticexpialidocious" * 3
+
+
+def cues(video_number: int) -> dict:
+    """Four moments about ラーメン, each 40 s apart with other talk between."""
+    said = []
+    for n in range(4):
+        said += [f"ラーメン{n}杯目は {LONG_WORD if n == 0 else '美味しい'} です。", "それで。"]
+    if video_number == 0:
+        said = ["うどんの話です。"]  # its title alone matches
+    return {
+        "type": "manual",
+        "language": "ja",
+        "cues": [
+            {"start": 20.0 * i, "end": 20.0 * i + 4, "text": text} for i, text in enumerate(said)
+        ],
+    }
+
+
+@pytest.fixture
+def noodles(platform_files):
+    platform_files.channel(CH, VIDEO_IDS, title="麺を食べ歩くチャンネル")
+    for n, video_id in enumerate(VIDEO_IDS):
+        platform_files.video(
+            video_id,
+            CH,
+            cues(n),
+            title="ラーメン屋めぐり" if n == 0 else f"とても長い動画のタイトル その {n} 回目の麺",
+            publishedAt=f"2026-01-{n + 1:02d}T00:00:00.000Z",
+        )
+    ingest.import_channel(CH)
+    for video_id in VIDEO_IDS:
+        ingest.fetch_subtitles(video_id)
+    clear_process_cache()
+
+
+@pytest.mark.parametrize(("width", "columns"), [(375, 2), (1280, 4)])
+def test_video_cards_with_moments_fit_the_screen(page, site, noodles, width, columns):
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{site}/search?q=ラーメン&sort=oldest&perPage={len(VIDEO_IDS)}")
+    cards = page.locator("li.result")
+    assert cards.count() == len(VIDEO_IDS)
+    # The title-only video first (oldest): a card without moments
+    assert cards.first.locator(".moment").count() == 0
+    assert "タイトルに一致" in cards.first.inner_text()
+    # Every other video: three of its four moments, each a time and a highlight
+    second = cards.nth(1)
+    assert second.locator(".moment").count() == 3
+    assert second.locator(".moment .timestamp").first.inner_text().count(":") == 1
+    assert second.locator(".moment mark").first.inner_text() == "ラーメン"
+    # The ads' columns: cards side by side, and the midroll after the 12th card
+    rows = page.evaluate(
+        "[...document.querySelectorAll('li.result')].map(c => c.getBoundingClientRect().top)"
+    )
+    assert len(set(rows[:columns])) == 1 and rows[columns] > rows[0]
+    midroll = page.locator('[data-ad-slot="search-result-midroll"]').bounding_box()
+    twelfth = cards.nth(MIDROLL_EVERY_HITS - 1).bounding_box()
+    assert midroll["y"] >= twelfth["y"] + twelfth["height"]
+    # Nothing sideways: neither the page nor any card is wider than the screen
+    if SHOTS:
+        page.screenshot(path=os.path.join(SHOTS, f"s4-search-{width}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    for n in range(cards.count()):
+        box = cards.nth(n).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
