@@ -13,9 +13,11 @@ of the stored text, whatever form they are written in.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _CJK = (
@@ -68,16 +70,22 @@ def _long_vowels(folded: str) -> str:
     return LONG_VOWEL_VARIANTS.sub(lambda found: "ー" * len(found.group()), folded)
 
 
+# Words of ASCII text, which normalize() only lowercases: no CJK, no long-vowel marks.
+ASCII_WORD = re.compile(r"\w+", re.ASCII)
+
+
 def tokens(text: str) -> list[str]:
     """Index tokens of `text`: bigrams of CJK runs (a lone character as itself), and
     Latin/digit words."""
+    if text.isascii():
+        return ASCII_WORD.findall(text.lower())
     out: list[str] = []
     for cjk, word in TOKEN_RUN.findall(normalize(text)):
         if cjk:
             if len(cjk) == 1:
                 out.append(cjk)
             else:
-                out.extend(cjk[i : i + 2] for i in range(len(cjk) - 1))
+                out.extend(map(str.__add__, cjk[:-1], cjk[1:]))
         elif word:
             out.append(word)
     return out
@@ -182,15 +190,38 @@ def _joins(cluster: str, char: str) -> bool:
     return together != unicodedata.normalize("NFKC", cluster) + alone
 
 
-def _term_pattern(term: Term) -> re.Pattern[str]:
-    parts = []
-    for part in term.text.split(" "):
-        escaped = re.escape(part)
-        word_char = f"[^\\W{_CJK}]"
-        parts.append(
-            escaped if CJK_RUN.fullmatch(part) else f"(?<!{word_char}){escaped}(?!{word_char})"
-        )
-    return re.compile(r"[\s\W]*".join(parts))
+# A letter or digit of a Latin word: one next to a Latin term's ends means it sits inside
+# a longer word.
+WORD_CHAR = re.compile(f"[^\\W{_CJK}]")
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_pattern(text: str) -> tuple[re.Pattern[str], tuple[int, ...]]:
+    """The pattern of a term's normalised text, a group per part, and the groups of its
+    Latin parts, which match only as whole words (checked after the match: look-arounds
+    with the CJK class cost milliseconds to compile, for every new term)."""
+    parts = text.split(" ")
+    pattern = re.compile(r"[\s\W]*".join(f"({re.escape(part)})" for part in parts))
+    latin = tuple(n for n, part in enumerate(parts, 1) if not CJK_RUN.fullmatch(part))
+    return pattern, latin
+
+
+def _term_matches(normalized: str, term: Term) -> Iterator[tuple[int, int]]:
+    """[start, end) of each match of `term` in `normalized`, left to right, not overlapping."""
+    pattern, latin = _text_pattern(term.text)
+    position = 0
+    while found := pattern.search(normalized, position):
+        if all(_whole_word(normalized, found.start(g), found.end(g)) for g in latin):
+            yield found.start(), found.end()
+            position = max(found.end(), found.start() + 1)
+        else:
+            position = found.start() + 1
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] has no word character right before or after it."""
+    before = start > 0 and WORD_CHAR.match(text, start - 1) is not None
+    return not before and WORD_CHAR.match(text, end) is None
 
 
 def match_spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
@@ -199,9 +230,9 @@ def match_spans(text: str, terms: list[Term]) -> list[tuple[int, int]]:
     normalized, where = _normalized_with_map(text)
     spans = []
     for term in terms:
-        for found in _term_pattern(term).finditer(normalized):
-            if found.end() > found.start():
-                spans.append((where[found.start()][0], where[found.end() - 1][1]))
+        for start, end in _term_matches(normalized, term):
+            if end > start:
+                spans.append((where[start][0], where[end - 1][1]))
     spans.sort()
     merged: list[tuple[int, int]] = []
     for start, end in spans:
