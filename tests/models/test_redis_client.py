@@ -4,6 +4,8 @@ server, and no real Redis is ever reached, so `pytest -m "not flow"` needs none.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import fakeredis
 import pytest
 import redis
@@ -23,7 +25,8 @@ def test_a_unit_test_gets_fakeredis_shared_with_its_redis_client_fixture(
     assert isinstance(redis_client, fakeredis.FakeRedis)
     models_client = get_redis()
     assert models_client.connection_pool.connection_class is fakeredis.FakeRedisConnection
-    assert models_client.connection_pool.connection_kwargs["db"] == 15
+    test_db = int(urlsplit(TEST_REDIS_URL).path.lstrip("/") or 0)
+    assert models_client.connection_pool.connection_kwargs["db"] == test_db
     models_client.set("subsearch:probe", "1")
     assert redis_client.get("subsearch:probe") == b"1"  # same server, same database
 
