@@ -30,6 +30,7 @@ import tasks
 from models import migrations
 from models.ads.delivery import clear_process_cache
 from models.db import db, init_db
+from models.search.embedded.layout import DATA_TABLES
 from models.settings import get_settings, load_settings, use_settings
 from tests.fakes.http import serve
 from tests.fakes.platform_files import PlatformFiles
@@ -223,8 +224,8 @@ def _clear_search_index(real_redis: bool):
     if Path(path).exists():
         conn = sqlite3.connect(path, timeout=30)
         with conn:
-            conn.execute("DELETE FROM documents")
-            conn.execute("DELETE FROM documents_fts")
+            for table in DATA_TABLES:
+                conn.execute(f"DELETE FROM {table}")
         conn.close()
     if not real_redis:
         return  # a unit test's fake Redis goes with it

@@ -407,7 +407,7 @@ def build_video(
     """One video of a grouped answer from its best document, its best subtitle hits and
     its video document when that matched."""
     hits = [hit for raw in subtitles if (hit := build_hit(raw, targets))]
-    moments = merge_overlapping(hits)[:MOMENTS_PER_VIDEO]
+    moments = merge_overlapping(hits, limit=MOMENTS_PER_VIDEO)
     matched = ["subtitle"] if moments else []
     if meta is not None:
         positions = meta.get("_matchesPosition") or {}

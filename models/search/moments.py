@@ -18,13 +18,14 @@ class _Moment:
     last: float
 
 
-def merge_overlapping(hits: list[Hit]) -> list[Hit]:
+def merge_overlapping(hits: list[Hit], limit: int | None = None) -> list[Hit]:
     """Fold each subtitle hit into an earlier (better-ranked) hit of the same video whose
     own time range overlaps its range: one hit with the earlier start, the later end and
     the earlier hit's text and highlight, in the earlier hit's place. Ranges are not
     chained (a hit is compared with the kept hit's own range, not the grown one), so a
     word said throughout a video still gives one hit per moment, not one for the whole
-    video. Title and description hits pass through unchanged."""
+    video. Title and description hits pass through unchanged. At most `limit` hits come
+    back, when given."""
     kept: list[Hit | _Moment] = []
     by_video: dict[str, list[_Moment]] = {}
     for hit in hits:
@@ -41,7 +42,7 @@ def merge_overlapping(hits: list[Hit]) -> list[Hit]:
             into.first, into.last = min(into.first, hit.start), max(into.last, hit.end)
     return [
         replace(item.hit, start=item.first, end=item.last) if isinstance(item, _Moment) else item
-        for item in kept
+        for item in kept[:limit]
     ]
 
 

@@ -166,7 +166,7 @@ def test_a_subscriber_count_change_updates_every_document_of_the_channel(channel
     assert calls == [(CH, {"subscriber_count": 2500})]
     counts = (
         engine._db()
-        .execute("SELECT DISTINCT subscriber_count FROM documents WHERE channel_id = ?", (CH,))
+        .execute("SELECT DISTINCT subscriber_count FROM videos WHERE channel_id = ?", (CH,))
         .fetchall()
     )
     assert [c[0] for c in counts] == [2500]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from models.search import SearchQuery, Segment, embedded, video_documents
-from models.search.embedded import EmbeddedEngine
+from models.search import SearchQuery, Segment, video_documents
+from models.search.embedded import EmbeddedEngine, matching, videos
 from tests.models.search.test_conformance import channel, video
 
 
@@ -146,7 +146,7 @@ def test_every_sort_orders_videos(seven, sort):
 
 @pytest.mark.parametrize("sort", ["relevance", "newest"])
 def test_more_videos_than_the_cap_are_counted_as_the_cap(seven, monkeypatch, sort):
-    monkeypatch.setattr(embedded, "TOTAL_VIDEOS_CAP", 5)
+    monkeypatch.setattr(videos, "TOTAL_VIDEOS_CAP", 5)
     results = grouped(seven, "餃子", sort=sort, per_page=2)
     assert (results.total_videos, results.more_than_cap, len(results.videos)) == (5, True, 2)
     beyond = grouped(seven, "餃子", sort=sort, per_page=2, page=9)
@@ -200,7 +200,7 @@ def test_an_empty_query_finds_nothing(engine):
 
 def test_relevance_pages_go_on_past_the_ranked_matches_newest_first(seven, monkeypatch):
     # Given fewer matches ranked by bm25 than there are matching videos
-    monkeypatch.setattr(embedded, "RANKED", 3)
+    monkeypatch.setattr(matching, "RANKED", 3)
     # When every page by relevance is asked
     pages = [grouped(seven, "餃子", per_page=3, page=n) for n in (1, 2, 3, 4)]
     # Then every video comes once, the total holds, and the last page is short

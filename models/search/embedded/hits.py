@@ -1,0 +1,103 @@
+"""Hits one by one (the flat answer): every matching document counted, a page of them in
+the order asked (matching.py says how each order is found)."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import sqlite3
+
+from models.search.base import Hit, SearchQuery, SearchResults
+from models.search.embedded import layout
+from models.search.embedded.layout import VIDEO_SHIFT, video_key
+from models.search.embedded.matching import VIDEO_ORDER, Matching
+from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
+from models.search.text import Term, crop, highlight, parse_query
+
+# A page of results: (LIMIT, OFFSET).
+Page = tuple[int, int]
+
+
+def search_hits(conn: sqlite3.Connection, query: SearchQuery) -> SearchResults:
+    terms = parse_query(query.q)
+    if not terms:
+        return SearchResults(total_hits=0, hits=[], semantic_applied=False)
+    columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
+    page = (query.per_page, (query.page - 1) * query.per_page)
+    if any(term.needs_scan for term in terms):
+        total, rowids = _scanned(conn, terms, columns, query, page)
+    else:
+        matching = Matching(conn, terms, columns, query.channels)
+        total = matching.documents()
+        if not total:
+            rowids = []
+        elif query.sort == "relevance":
+            rowids = _by_relevance(matching, page, total)
+        else:
+            in_order = matching.in_order(query.sort, total)
+            rowids = list(itertools.islice(in_order, page[1], sum(page)))
+    rows = layout.rows_in_order(layout.document_rows(conn, rowids), rowids)
+    hits = [_hit(row, terms, query.targets) for row in rows]
+    return SearchResults(total_hits=total, hits=hits, semantic_applied=False)
+
+
+def _by_relevance(matching: Matching, page: Page, total: int) -> list[int]:
+    """The candidates by score, then the newest video's first; past them, the other
+    matches newest first."""
+    scores = matching.scores(matching.candidates())
+    published = matching.published({video_key(rowid) for rowid in scores})
+    ranked = sorted(
+        scores, key=lambda rowid: (published.get(video_key(rowid), ""), -rowid), reverse=True
+    )
+    ranked.sort(key=lambda rowid: -scores[rowid])  # stable: the newest first in a tie
+    per_page, offset = page
+    found = ranked[offset : offset + per_page]
+    if len(found) == per_page or total <= offset + len(found):
+        return found
+    skip = max(0, offset - len(ranked))
+    rest = (rowid for rowid in matching.in_order("newest", total) if rowid not in scores)
+    return found + list(itertools.islice(rest, skip, skip + per_page - len(found)))
+
+
+def _scanned(
+    conn: sqlite3.Connection,
+    terms: list[Term],
+    columns: tuple[str, ...],
+    query: SearchQuery,
+    page: Page,
+) -> tuple[int, list[int]]:
+    """Matches through a scan (scan.py): no score, relevance is the newest first."""
+    matching, params = scan_rowids(terms, columns, query.channels)
+    total: int = conn.execute(f"SELECT count(*) FROM ({matching})", params).fetchone()[0]
+    order = VIDEO_ORDER.get(query.sort, VIDEO_ORDER["newest"])
+    found = conn.execute(
+        f"SELECT m.rowid FROM ({matching}) AS m JOIN videos v"
+        f" ON v.key = m.rowid >> {VIDEO_SHIFT} ORDER BY {order}, m.rowid LIMIT ? OFFSET ?",
+        (*params, *page),
+    )
+    return total, [row[0] for row in found]
+
+
+def _hit(row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> Hit:
+    if row["kind"] == "subtitle":
+        matched_in, text = "subtitle", row["text"] or ""
+    else:
+        title, description = row["title"] or "", row["description"] or ""
+        title_matches = "title" in targets and highlight(title, terms) != html.escape(title)
+        if title_matches or "description" not in targets:
+            matched_in, text = "title", title
+        else:
+            matched_in, text = "description", crop(description, terms)
+    return Hit(
+        video_id=row["video_id"],
+        video_title=row["video_title"],
+        channel_id=row["channel_id"],
+        channel_title=row["channel_title"],
+        published_at=row["published_at"],
+        thumbnail_url=row["thumbnail_url"],
+        matched_in=matched_in,
+        start=row["start"] if matched_in == "subtitle" else None,
+        end=row["end"] if matched_in == "subtitle" else None,
+        text=text,
+        highlight=highlight(text, terms),
+    )

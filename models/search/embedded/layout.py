@@ -1,0 +1,260 @@
+"""The embedded index's file: its tables, how documents become rows, and the reads every
+query shares.
+
+A video's fields live once, in `videos`; its subtitle segments in `segments`; the token
+columns of both (see text.py) in the FTS5 table `documents_fts`. A document's rowid is
+its video's key shifted left by VIDEO_SHIFT bits plus its place in the video (0 for the
+video document, 1, 2, ... for its segments): a video's documents are one rowid range, and
+the full-text index groups matches by video without reading a row. Channel filters are
+tokens of an extra `scope` column, so the full-text index intersects them instead of
+scanning matches.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+
+from models.search.base import Document, SearchError
+from models.search.text import index_text
+
+# The layout of the file; a file of another version is emptied when opened and filled
+# again by `subsearch search reindex`.
+LAYOUT_VERSION = 4
+# Every table any version created: dropped when the layout changes.
+TABLES = ("documents_fts", "documents", "segments", "videos")
+# The tables of the current layout that hold documents.
+DATA_TABLES = ("documents_fts", "segments", "videos")
+VIDEO_SHIFT = 20
+PLACES = (1 << VIDEO_SHIFT) - 1
+# The full-text columns, in order. bm25 weighs them as the table's default rank: a title
+# match above a description match of the same strength; the scope token not at all.
+FTS_COLUMNS = ("text", "title", "description", "scope")
+FTS_WEIGHTS = {"text": 1.0, "title": 3.0, "description": 0.5, "scope": 0.0}
+SCHEMA = [
+    """
+    CREATE TABLE IF NOT EXISTS videos (
+        key INTEGER PRIMARY KEY,
+        video_id TEXT NOT NULL UNIQUE,
+        channel_id TEXT NOT NULL,
+        channel_title TEXT NOT NULL,
+        video_title TEXT NOT NULL,
+        published_at TEXT NOT NULL,
+        thumbnail_url TEXT,
+        view_count INTEGER,
+        subscriber_count INTEGER,
+        title TEXT,
+        description TEXT,
+        documents INTEGER NOT NULL
+    )
+    """,
+    # A segment's rowid is its document's: the video's key and its place.
+    """
+    CREATE TABLE IF NOT EXISTS segments (
+        rowid INTEGER PRIMARY KEY,
+        text TEXT NOT NULL,
+        start REAL NOT NULL,
+        "end" REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS idx_videos_channel ON videos (channel_id)",
+    "CREATE INDEX IF NOT EXISTS idx_videos_published ON videos (published_at)",
+    "CREATE INDEX IF NOT EXISTS idx_videos_views ON videos (view_count)",
+    # The token columns are already cut into tokens and normalised, so the ascii
+    # tokenizer (space-separated, every non-ASCII character part of a token) keeps them
+    # as they are, and is the quickest.
+    f"""
+    CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
+        {", ".join(FTS_COLUMNS)}, tokenize = 'ascii'
+    )
+    """,
+    "INSERT INTO documents_fts (documents_fts, rank) VALUES ('rank', 'bm25("
+    + ", ".join(str(FTS_WEIGHTS[column]) for column in FTS_COLUMNS)
+    + ")')",
+]
+
+
+def lay_out(conn: sqlite3.Connection) -> None:
+    """Create the tables; a file laid out by another version is emptied first (its
+    documents come back with a reindex)."""
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == LAYOUT_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table in TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in SCHEMA:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        conn.execute("ROLLBACK")
+        raise
+
+
+@functools.lru_cache(maxsize=4096)
+def scope_token(channel_id: str) -> str:
+    # Channel ids hold '-' and '_', which the FTS tokenizer would split on.
+    return "c" + hashlib.sha1(channel_id.encode()).hexdigest()[:20]
+
+
+def bounds(key: int) -> tuple[int, int]:
+    """The rowids of a video's documents."""
+    return key << VIDEO_SHIFT, (key << VIDEO_SHIFT) | PLACES
+
+
+def video_key(rowid: int) -> int:
+    return rowid >> VIDEO_SHIFT
+
+
+def is_segment(rowid: int) -> bool:
+    return bool(rowid & PLACES)
+
+
+# -- writes -------------------------------------------------------------------------------
+
+
+def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Document]) -> None:
+    """Replace the video's documents by `documents` (none: the video goes), in the
+    caller's transaction. The video keeps its key."""
+    delete_video(conn, video_id, keep=bool(documents))
+    if not documents:
+        return
+    meta = next((doc for doc in documents if doc.kind == "video"), None)
+    subtitles = [doc for doc in documents if doc.kind != "video"]
+    if len(subtitles) > PLACES:
+        raise SearchError(f"a video holds at most {PLACES} segments")
+    first = documents[0]
+    key: int = conn.execute(
+        "INSERT INTO videos (video_id, channel_id, channel_title, video_title, published_at,"
+        " thumbnail_url, view_count, subscriber_count, title, description, documents)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (video_id) DO UPDATE SET channel_id = excluded.channel_id,"
+        " channel_title = excluded.channel_title, video_title = excluded.video_title,"
+        " published_at = excluded.published_at, thumbnail_url = excluded.thumbnail_url,"
+        " view_count = excluded.view_count, subscriber_count = excluded.subscriber_count,"
+        " title = excluded.title, description = excluded.description,"
+        " documents = excluded.documents RETURNING key",
+        (
+            video_id,
+            first.channel_id,
+            first.channel_title,
+            first.video_title,
+            first.published_at,
+            first.thumbnail_url,
+            first.view_count,
+            first.subscriber_count,
+            meta.title if meta else None,
+            meta.description if meta else None,
+            len(subtitles) + (meta is not None),
+        ),
+    ).fetchone()[0]
+    base = key << VIDEO_SHIFT
+    scope = scope_token(first.channel_id)
+    conn.executemany(
+        'INSERT INTO segments (rowid, text, start, "end") VALUES (?, ?, ?, ?)',
+        (
+            (base + place, doc.text or "", doc.start or 0.0, doc.end or 0.0)
+            for place, doc in enumerate(subtitles, 1)
+        ),
+    )
+    rows: Iterable[tuple[object, ...]] = (
+        (base + place, index_text(doc.text), "", "", scope)
+        for place, doc in enumerate(subtitles, 1)
+    )
+    if meta is not None:
+        rows = [(base, "", index_text(meta.title), index_text(meta.description), scope), *rows]
+    conn.executemany(
+        "INSERT INTO documents_fts (rowid, text, title, description, scope) VALUES (?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def delete_video(conn: sqlite3.Connection, video_id: str, *, keep: bool = False) -> None:
+    """Remove the video's documents; its row too unless `keep` (its key is reused)."""
+    for (key,) in conn.execute("SELECT key FROM videos WHERE video_id = ?", (video_id,)):
+        conn.execute("DELETE FROM documents_fts WHERE rowid BETWEEN ? AND ?", bounds(key))
+        conn.execute("DELETE FROM segments WHERE rowid BETWEEN ? AND ?", bounds(key))
+    if not keep:
+        conn.execute("DELETE FROM videos WHERE video_id = ?", (video_id,))
+
+
+# -- reads --------------------------------------------------------------------------------
+
+# A document's fields by rowid: the video's, and the segment's for a segment (none for a
+# segment gone meanwhile). `kind` is "video" for the video document.
+DOCUMENT_ROWS = (
+    f"SELECT f.value AS rowid, CASE WHEN f.value & {PLACES} THEN 'subtitle' ELSE 'video' END"
+    " AS kind, v.video_id, v.channel_id, v.channel_title, v.video_title, v.published_at,"
+    ' v.thumbnail_url, v.title, v.description, s.text, s.start, s."end"'
+    f" FROM json_each(?) AS f JOIN videos v ON v.key = f.value >> {VIDEO_SHIFT}"
+    " LEFT JOIN segments s ON s.rowid = f.value"
+    f" WHERE f.value & {PLACES} = 0 OR s.rowid IS NOT NULL"
+)
+
+
+def document_rows(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, sqlite3.Row]:
+    """The documents at `rowids` that still exist, by rowid."""
+    found = conn.execute(DOCUMENT_ROWS, (json.dumps(list(rowids)),))
+    return {row["rowid"]: row for row in found}
+
+
+def token_columns(
+    conn: sqlite3.Connection, rowids: Iterable[int]
+) -> dict[int, tuple[str, str, str, str]]:
+    """The indexed token columns (FTS_COLUMNS) of the documents at `rowids`.
+
+    Read from the full-text table's content table (`documents_fts_content`, a column cN
+    per FTS column, `id` the rowid): a keyed read, where a rowid lookup through the
+    full-text table costs twice as much. A test pins both reads to the same answer. The
+    rowids are written into the statement (integers, so nothing to escape): a list of
+    literals is the quickest IN for a few hundred keys."""
+    listed = ",".join(str(int(rowid)) for rowid in rowids)
+    cursor = conn.cursor()
+    cursor.row_factory = None  # plain tuples: a few hundred rows a query
+    found = cursor.execute(
+        f"SELECT id, c0, c1, c2, c3 FROM documents_fts_content WHERE id IN ({listed})"
+    )
+    return {row[0]: row[1:] for row in found}
+
+
+def token_averages(conn: sqlite3.Connection) -> float:
+    """The average number of tokens a document holds over all columns: what bm25 divides
+    a document's length by. FTS5 keeps the totals in its data table (record 1, "the
+    averages": varints of the row count and each column's token count)."""
+    found = conn.execute("SELECT block FROM documents_fts_data WHERE id = 1").fetchone()
+    values = list(_varints(found[0])) if found and found[0] else []
+    if len(values) < 1 + len(FTS_COLUMNS) or values[0] == 0:
+        return 1.0
+    return sum(values[1 : 1 + len(FTS_COLUMNS)]) / values[0]
+
+
+def _varints(blob: bytes) -> Iterable[int]:
+    """SQLite's varints: big-endian 7-bit groups, a high bit for "more", the ninth byte
+    whole."""
+    position = 0
+    while position < len(blob):
+        value = 0
+        for size in range(9):
+            byte = blob[position]
+            position += 1
+            if size == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        yield value
+
+
+def count_documents(conn: sqlite3.Connection) -> int:
+    found: int = conn.execute("SELECT coalesce(sum(documents), 0) FROM videos").fetchone()[0]
+    return found
+
+
+def rows_in_order(rows: Mapping[int, sqlite3.Row], rowids: Iterable[int]) -> list[sqlite3.Row]:
+    return [rows[rowid] for rowid in rowids if rowid in rows]

@@ -1,0 +1,182 @@
+"""One query over the full-text index: its MATCH expressions and the reads both answers
+(hits one by one, results by video) are built from.
+
+Ranking by relevance scores only candidates, the RANKED latest indexed matches (and half
+as many of the phrase's, a quarter of the titles' and descriptions', so neither is
+crowded out), with scoring.py's scores: exact for a query matching fewer documents;
+beyond that, what was not scored follows newest first. The other orders walk the
+videos in that order and read each one's matches, so a page stops when it is full.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from models.search.embedded import layout
+from models.search.embedded.layout import VIDEO_SHIFT, scope_token
+from models.search.embedded.scoring import Scorer
+from models.search.text import Term, fts_match, join_texts, tokens
+
+# Matches scored for a page by relevance.
+RANKED = 400
+# Hits in an order but relevance walk the videos when at least WALK_FROM documents
+# match, and go back to sorting the matching videos when fewer than one in WALK_SPARSE
+# of the first WALK_PROBES videos walked matches (see Matching.in_order).
+WALK_FROM = 20_000
+WALK_PROBES = 200
+WALK_SPARSE = 4
+# Each order but relevance is an index on videos read in one direction (a NULL view
+# count sorts last in DESC), ties to the latest indexed video: a walk through the videos
+# in order stops after the page instead of sorting every match.
+VIDEO_ORDER = {
+    "newest": "v.published_at DESC, v.key DESC",
+    "oldest": "v.published_at ASC, v.key ASC",
+    "views": "v.view_count DESC, v.key DESC",
+}
+
+
+class Matching:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        terms: list[Term],
+        columns: tuple[str, ...],
+        channels: tuple[str, ...],
+    ) -> None:
+        self.conn = conn
+        self.channels = channels
+        scope = ""
+        if channels:
+            scope = " AND {scope} : (" + " OR ".join(scope_token(c) for c in channels) + ")"
+        self.match = fts_match(terms, columns) + scope
+        phrase = phrase_term(terms)
+        self.phrase = fts_match([phrase], columns) + scope if phrase else None
+        # Title and description matches, ranked apart so a title alone still lists its
+        # video however many segments match.
+        meta_columns = tuple(c for c in columns if c != "text")
+        self.meta = (
+            fts_match(terms, meta_columns) + scope
+            if meta_columns and len(meta_columns) < len(columns)
+            else None
+        )
+        self.scorer = Scorer(terms, columns, phrase, layout.token_averages(conn))
+
+    # -- counts -------------------------------------------------------------------------
+
+    def documents(self) -> int:
+        """How many documents match."""
+        counted: int = self.conn.execute(
+            "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (self.match,)
+        ).fetchone()[0]
+        return counted
+
+    def videos(self, cap: int) -> int:
+        """How many videos match, exact up to `cap`, `cap` + 1 beyond."""
+        counted: int = self.conn.execute(
+            f"SELECT count(*) FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} FROM documents_fts"
+            " WHERE documents_fts MATCH ? LIMIT ?)",
+            (self.match, cap + 1),
+        ).fetchone()[0]
+        return counted
+
+    # -- relevance ------------------------------------------------------------------------
+
+    def candidates(self) -> list[int]:
+        """The rowids relevance scores (each of the phrase's and the titles' is one of the
+        matches too, so a rowid comes once)."""
+        parts, params = [], []
+        for match, share in ((self.match, 1), (self.phrase, 2), (self.meta, 4)):
+            if match is not None:
+                parts.append(
+                    "SELECT rowid FROM (SELECT rowid FROM documents_fts"
+                    f" WHERE documents_fts MATCH ? ORDER BY rowid DESC LIMIT {RANKED // share})"
+                )
+                params.append(match)
+        return [row[0] for row in self.conn.execute(" UNION ".join(parts), params)]
+
+    def scores(self, rowids: list[int]) -> dict[int, float]:
+        """Each document's score (scoring.py), higher is better."""
+        columns = layout.token_columns(self.conn, rowids)
+        return {rowid: self.scorer.score(found) for rowid, found in columns.items()}
+
+    def published(self, keys: Iterable[int]) -> dict[int, str]:
+        listed = ",".join(str(int(key)) for key in keys)  # integers: nothing to escape
+        found = self.conn.execute(f"SELECT key, published_at FROM videos WHERE key IN ({listed})")
+        return {row[0]: row[1] for row in found}
+
+    # -- other orders -------------------------------------------------------------------
+
+    def in_order(self, sort: str, documents: int) -> Iterator[int]:
+        """The matching rowids in the sort's order: the videos in order, each video's
+        matches by rowid. `documents` is how many match.
+
+        Sorting the matching videos costs a read of every match, 100 ms for a word in
+        a quarter of a million segments; when at least WALK_FROM documents match, the
+        videos (of the channels asked) are walked in order instead, each asked for its
+        matches, which fills a page after a few videos when most match. A walk that
+        finds fewer than one video in WALK_SPARSE matching after WALK_PROBES videos
+        (the matches sit in few videos) goes on with the sorted ones it has not seen."""
+        walked: set[int] = set()
+        if documents >= WALK_FROM:
+            matched = 0
+            for key in self._all_videos(sort):
+                walked.add(key)
+                found = self.in_video(key)
+                matched += bool(found)
+                yield from found
+                if len(walked) >= WALK_PROBES and matched * WALK_SPARSE < len(walked):
+                    break
+            else:
+                return
+        for key in self._matching_videos(sort):
+            if key not in walked:
+                yield from self.in_video(key)
+
+    def _all_videos(self, sort: str) -> Iterator[int]:
+        where = ""
+        if self.channels:
+            where = f" WHERE v.channel_id IN ({', '.join('?' * len(self.channels))})"
+        walked = self.conn.execute(
+            f"SELECT v.key FROM videos v{where} ORDER BY {VIDEO_ORDER[sort]}", self.channels
+        )
+        return (row[0] for row in walked)
+
+    def _matching_videos(self, sort: str) -> list[int]:
+        found = self.conn.execute(
+            f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
+            " FROM documents_fts WHERE documents_fts MATCH ?) AS g"
+            f" JOIN videos v ON v.key = g.vkey ORDER BY {VIDEO_ORDER[sort]}",
+            (self.match,),
+        )
+        return [row[0] for row in found]
+
+    def in_video(self, key: int, limit: int = -1) -> list[int]:
+        """The rowids of the video's matching documents, in order (the video document,
+        then its segments by time)."""
+        found = self.conn.execute(
+            "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?"
+            " AND rowid BETWEEN ? AND ? ORDER BY rowid LIMIT ?",
+            (self.match, *layout.bounds(key), limit),
+        )
+        return [row[0] for row in found]
+
+    def in_videos(self, keys: list[int], limit: int) -> list[int]:
+        """The first `limit` matching documents of each video, in one statement."""
+        part = (
+            "SELECT rowid FROM (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?"
+            f" AND rowid BETWEEN ? AND ? ORDER BY rowid LIMIT {int(limit)})"
+        )
+        params: list[object] = []
+        for key in keys:
+            params.extend((self.match, *layout.bounds(key)))
+        found = self.conn.execute(" UNION ALL ".join([part] * len(keys)), params)
+        return [row[0] for row in found]
+
+
+def phrase_term(terms: list[Term]) -> Term | None:
+    """The query's words as one contiguous phrase, when it has several terms."""
+    if len(terms) < 2:
+        return None
+    joined = join_texts([term.text for term in terms])
+    return Term(text=joined, tokens=tuple(tokens(joined)))

@@ -1,0 +1,294 @@
+"""Results by video: the page's videos, counted (exactly up to TOTAL_VIDEOS_CAP), each
+with its best moments.
+
+Rowids carry the video key (layout.py), so the full-text index groups matches by video
+without reading a row. Relevance ranks videos by their candidates' scores (matching.py);
+the other orders probe the videos in that order and score only the page's matches, to
+choose each video's moments.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Protocol
+
+from models.search.base import (
+    MOMENTS_PER_VIDEO,
+    TOTAL_VIDEOS_CAP,
+    Hit,
+    SearchQuery,
+    VideoHit,
+    VideoResults,
+)
+from models.search.embedded import layout
+from models.search.embedded.layout import PLACES, VIDEO_SHIFT, is_segment, video_key
+from models.search.embedded.matching import VIDEO_ORDER, Matching
+from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
+from models.search.moments import merge_overlapping
+from models.search.text import (
+    Term,
+    highlight,
+    match_spans,
+    parse_query,
+)
+
+# One video's scores: its video document's (None when it did not match), and its best
+# segments' by rowid, best first.
+Scores = tuple[float | None, dict[int, float]]
+# A page of results: (LIMIT, OFFSET).
+Page = tuple[int, int]
+# Segments of one video read to choose its moments (overlapping ones merge into one).
+CANDIDATES = 2 * MOMENTS_PER_VIDEO
+# Matches of one video scored to choose its moments when the order is not relevance.
+MOMENTS_READ = 64
+
+
+def search_videos(conn: sqlite3.Connection, query: SearchQuery) -> VideoResults:
+    terms = parse_query(query.q)
+    if not terms:
+        return VideoResults(total_videos=0, more_than_cap=False, videos=[])
+    columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
+    page = (query.per_page, (query.page - 1) * query.per_page)
+    finder: _Finder
+    if any(term.needs_scan for term in terms):
+        finder = _ScanFinder(conn, terms, columns, query.channels)
+    else:
+        finder = _IndexFinder(Matching(conn, terms, columns, query.channels))
+    total, keys = finder.videos(query.sort, page)
+    scores: dict[int, Scores] = {key: (None, {}) for key in keys}
+    scores.update(finder.scores(keys) if keys else {})
+    rows = layout.document_rows(
+        conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
+    )
+    found = [
+        video for key in keys if (video := _video_hit(scores[key], key, rows, terms, query.targets))
+    ]
+    return VideoResults(
+        total_videos=min(total, TOTAL_VIDEOS_CAP),
+        more_than_cap=total > TOTAL_VIDEOS_CAP,
+        videos=found,
+        semantic_applied=False,
+    )
+
+
+class _Finder(Protocol):
+    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+        """How many videos match (exact up to TOTAL_VIDEOS_CAP, more beyond) and the
+        keys of the page's videos in order."""
+
+    def scores(self, keys: list[int]) -> dict[int, Scores]:
+        """For each video: its video document's score (None when it did not match) and
+        its best matching segments' rowids with their scores, best first (higher is
+        better)."""
+
+
+class _IndexFinder:
+    """Videos through the full-text index (matching.py)."""
+
+    def __init__(self, matching: Matching) -> None:
+        self.matching = matching
+        self.conn = matching.conn
+        self.ranked: dict[int, Scores] = {}  # the page's scores, when ranking found them
+        self.candidate_keys: set[int] = set()  # the videos ranking scored
+
+    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+        total = self.matching.videos(TOTAL_VIDEOS_CAP)
+        if not total:
+            return 0, []
+        if sort == "relevance":
+            keys = self._by_relevance(page)
+            if len(keys) < page[0] and total > page[1] + len(keys):
+                keys += self._beyond_ranked(page, len(keys))
+            return total, keys
+        if total > TOTAL_VIDEOS_CAP:
+            return total, self._probed(sort, page)
+        rows = self.conn.execute(
+            f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
+            " FROM documents_fts WHERE documents_fts MATCH ?) AS g"
+            f" JOIN videos v ON v.key = g.vkey ORDER BY {VIDEO_ORDER[sort]} LIMIT ? OFFSET ?",
+            (self.matching.match, *page),
+        )
+        return total, [row["vkey"] for row in rows]
+
+    def _by_relevance(self, page: Page) -> list[int]:
+        """Videos by their best segment's score plus their video document's, then the
+        newest; past the candidates' videos, the others newest first (_beyond_ranked)."""
+        scored = self.matching.scores(self.matching.candidates())
+        self.candidate_keys = {video_key(rowid) for rowid in scored}
+        ranked = _split(sorted(scored.items(), key=lambda item: -item[1]))
+        published = self.matching.published(ranked)
+        order = sorted(ranked, key=lambda key: (published.get(key, ""), key), reverse=True)
+        order.sort(key=lambda key: -_total(ranked[key]))  # stable: the newest first in a tie
+        per_page, offset = page
+        keys = order[offset : offset + per_page]
+        self.ranked = {key: _best(ranked[key]) for key in keys}
+        return keys
+
+    def _beyond_ranked(self, page: Page, found: int) -> list[int]:
+        """The rest of a relevance page past the ranked videos: the other matching
+        videos, newest first."""
+        per_page, offset = page
+        skip = max(0, offset - len(self.candidate_keys))
+        keys: list[int] = []
+        for row in self.conn.execute(
+            "SELECT v.key FROM videos v WHERE EXISTS (SELECT 1 FROM documents_fts"
+            " WHERE documents_fts MATCH ? AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
+            f" ORDER BY {VIDEO_ORDER['newest']}",
+            (self.matching.match, VIDEO_SHIFT, VIDEO_SHIFT, PLACES),
+        ):
+            if row[0] in self.candidate_keys:
+                continue
+            if skip:
+                skip -= 1
+                continue
+            keys.append(row[0])
+            if len(keys) == per_page - found:
+                break
+        return keys
+
+    def _probed(self, sort: str, page: Page) -> list[int]:
+        """Videos in the sort's order, each asked whether it matches: quick when many do,
+        which is when this is used (more than TOTAL_VIDEOS_CAP match)."""
+        rows = self.conn.execute(
+            "SELECT v.key AS vkey FROM videos v WHERE EXISTS (SELECT 1 FROM documents_fts"
+            " WHERE documents_fts MATCH ? AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
+            f" ORDER BY {VIDEO_ORDER[sort]} LIMIT ? OFFSET ?",
+            (self.matching.match, VIDEO_SHIFT, VIDEO_SHIFT, PLACES, *page),
+        )
+        return [row["vkey"] for row in rows]
+
+    def scores(self, keys: list[int]) -> dict[int, Scores]:
+        if all(key in self.ranked for key in keys):
+            return self.ranked
+        scored = self.matching.scores(self.matching.in_videos(keys, MOMENTS_READ))
+        split = _split(sorted(scored.items(), key=lambda item: -item[1]))
+        return {key: _best(scores) for key, scores in split.items()}
+
+
+class _ScanFinder:
+    """Videos through a scan of the indexed text, for a query the index cannot answer
+    alone (a lone CJK character); no score, relevance falls back to the newest first."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        terms: list[Term],
+        columns: tuple[str, ...],
+        channels: tuple[str, ...],
+    ) -> None:
+        self.conn = conn
+        self.matching, self.params = scan_rowids(terms, columns, channels)
+
+    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+        order = VIDEO_ORDER.get(sort, VIDEO_ORDER["newest"])
+        grouped = f"SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey FROM ({self.matching})"
+        rows = self.conn.execute(
+            f"SELECT g.vkey, count(*) OVER () AS total FROM ({grouped}) AS g"
+            f" JOIN videos v ON v.key = g.vkey ORDER BY {order} LIMIT ? OFFSET ?",
+            (*self.params, *page),
+        ).fetchall()
+        if rows:
+            return rows[0]["total"], [row["vkey"] for row in rows]
+        counted: int = self.conn.execute(
+            f"SELECT count(*) FROM ({grouped} LIMIT ?)", (*self.params, TOTAL_VIDEOS_CAP + 1)
+        ).fetchone()[0]
+        return counted, []
+
+    def scores(self, keys: list[int]) -> dict[int, Scores]:
+        rows = self.conn.execute(
+            f"SELECT rowid, 0.0 AS score FROM (SELECT rowid, row_number() OVER ("
+            f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY rowid) AS n FROM ({self.matching})"
+            f" WHERE rowid >> {VIDEO_SHIFT} IN ({', '.join('?' * len(keys))}))"
+            f" WHERE n <= {CANDIDATES + 1} ORDER BY rowid",
+            (*self.params, *keys),
+        )
+        return _split((row[0], row[1]) for row in rows)
+
+
+def _split(rows: Iterable[tuple[int, float]]) -> dict[int, Scores]:
+    """Scored rows of several videos as each video's Scores, segments in the rows' order."""
+    found: dict[int, Scores] = {}
+    for rowid, score in rows:
+        key = video_key(rowid)
+        segments = found.setdefault(key, (None, {}))[1]
+        if is_segment(rowid):
+            segments[rowid] = score
+        else:
+            found[key] = (score, segments)
+    return found
+
+
+def _best(scores: Scores) -> Scores:
+    """The video's CANDIDATES best segments (its segments come best first)."""
+    meta, segments = scores
+    return meta, dict(list(segments.items())[:CANDIDATES])
+
+
+def _total(scores: Scores) -> float:
+    meta, segments = scores
+    return max(segments.values(), default=0.0) + (meta or 0.0)
+
+
+def _video_hit(
+    scores: Scores,
+    key: int,
+    rows: Mapping[int, sqlite3.Row],
+    terms: list[Term],
+    targets: tuple[str, ...],
+) -> VideoHit | None:
+    """One video of the page from its scores and rows; None if it has gone meanwhile."""
+    meta_score, segments = scores
+    video = rows.get(key << VIDEO_SHIFT)
+    if video is None:
+        return None
+    # Highlighting is the costly part of a hit: only the moments kept get it.
+    scored = [(score, _moment(rows[rowid])) for rowid, score in segments.items() if rowid in rows]
+    moments = [replace(hit, highlight=highlight(hit.text, terms)) for hit in best_moments(scored)]
+    matched = ["subtitle"] if moments else []
+    if meta_score is not None:
+        matched.extend(_meta_matches(video, terms, targets))
+    return VideoHit(
+        video_id=video["video_id"],
+        video_title=video["video_title"],
+        channel_id=video["channel_id"],
+        channel_title=video["channel_title"],
+        published_at=video["published_at"],
+        thumbnail_url=video["thumbnail_url"],
+        score=_total(scores),
+        moments=moments,
+        matched_in=tuple(matched),
+    )
+
+
+def _moment(row: sqlite3.Row) -> Hit:
+    """A subtitle hit, not highlighted yet."""
+    return Hit(
+        video_id=row["video_id"],
+        video_title=row["video_title"],
+        channel_id=row["channel_id"],
+        channel_title=row["channel_title"],
+        published_at=row["published_at"],
+        thumbnail_url=row["thumbnail_url"],
+        matched_in="subtitle",
+        start=row["start"],
+        end=row["end"],
+        text=row["text"] or "",
+        highlight="",
+    )
+
+
+def best_moments(scored: list[tuple[float, Hit]]) -> list[Hit]:
+    """The best moments first, hits of overlapping segments folded into one."""
+    ranked = sorted(scored, key=lambda pair: (-pair[0], pair[1].start or 0.0))
+    return merge_overlapping([hit for _, hit in ranked], limit=MOMENTS_PER_VIDEO)
+
+
+def _meta_matches(row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> list[str]:
+    """Which of the video document's fields hold a match."""
+    return [
+        target
+        for target in ("title", "description")
+        if target in targets and match_spans(row[target] or "", terms)
+    ]

@@ -1,0 +1,148 @@
+"""Results by video are scored from the indexed tokens (scoring.py), not by FTS5 in each
+query: the score must be FTS5's bm25 (weights, lengths, averages) with every term weighed
+alike, and the token columns read must be what FTS5 holds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from models.search import SearchQuery
+from models.search.embedded import EmbeddedEngine, layout
+from models.search.embedded.matching import phrase_term
+from models.search.embedded.scoring import PHRASE_BONUS, Scorer
+from models.search.text import fts_match, parse_query
+from tests.models.search.test_conformance import channel, index
+
+COLUMNS = ("text", "title", "description")
+
+
+@pytest.fixture
+def engine(tmp_path):
+    engine = EmbeddedEngine(str(tmp_path / "search.db"))
+    # Segments of different lengths and term counts, titles and descriptions: every part
+    # of bm25 (frequency, document length, column weights) tells them apart.
+    index(engine, "short000001", [(0, 3, "ramen")], title="ramen tour")
+    index(engine, "long0000001", [(0, 3, "ramen is good and ramen is cheap and warm")])
+    index(engine, "desc0000001", [(0, 3, "udon")], description="best ramen noodles")
+    index(engine, "phrase00001", [(0, 3, "spicy ramen noodles tonight")])
+    index(engine, "japan000001", [(0, 3, "大阪のラーメンと東京のラーメン")], title="ラーメン旅")
+    for n in range(12):  # documents without the words, so their IDF is positive
+        index(engine, f"other{n:06d}", [(0, 3, f"nothing here {n}"), (4, 7, "別の話です")])
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize("q", ["ramen", "ramen noodles", "ラーメン", '"ramen is"'])
+def test_scores_are_fts5_bm25_given_the_same_idf(engine, q):
+    conn = engine._db()
+    terms = parse_query(q)
+    match = fts_match(terms, COLUMNS)
+    fts5 = dict(
+        conn.execute(
+            "SELECT rowid, -rank FROM documents_fts WHERE documents_fts MATCH ?", (match,)
+        ).fetchall()
+    )
+    assert fts5
+    # FTS5's IDF of each term, from how many documents hold it
+    total = conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
+    idf = []
+    for term in terms:
+        held = conn.execute(
+            "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
+            (fts_match([term], COLUMNS),),
+        ).fetchone()[0]
+        idf.append(max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6))
+    ours = scores(conn, terms, COLUMNS, list(fts5), idf=idf)
+    assert ours.keys() == fts5.keys()
+    for rowid, expected in fts5.items():
+        assert ours[rowid] == pytest.approx(expected, rel=1e-9)
+
+
+def scores(conn, terms, columns, rowids, phrase=None, idf=None):
+    """Scores of the documents at `rowids`, by rowid."""
+    scorer = Scorer(terms, columns, phrase, layout.token_averages(conn), idf)
+    return {
+        rowid: scorer.score(found) for rowid, found in layout.token_columns(conn, rowids).items()
+    }
+
+
+def test_the_token_columns_read_are_the_full_text_tables(engine):
+    conn = engine._db()
+    through_fts = {
+        row[0]: tuple(row[1:])
+        for row in conn.execute("SELECT rowid, text, title, description, scope FROM documents_fts")
+    }
+    content = {
+        row[0]: tuple(row[1:]) for row in conn.execute("SELECT * FROM documents_fts_content")
+    }
+    assert content == through_fts
+    assert len(through_fts) == engine.document_count()
+
+
+def test_the_average_length_is_fts5s(engine):
+    conn = engine._db()
+    rows = conn.execute("SELECT text, title, description, scope FROM documents_fts").fetchall()
+    expected = sum(len(" ".join(row).split()) for row in rows) / len(rows)
+    assert layout.token_averages(conn) == pytest.approx(expected)
+
+
+def test_an_empty_index_has_an_average_length_of_one(tmp_path):
+    engine = EmbeddedEngine(str(tmp_path / "empty.db"))
+    assert layout.token_averages(engine._db()) == 1.0
+    engine.close()
+
+
+def index_tokens(engine, text="", title="", description=""):
+    """A document with these token columns, straight into the index; its rowid."""
+    conn = engine._db()
+    rowid = 1 + conn.execute("SELECT coalesce(max(rowid), 0) FROM documents_fts").fetchone()[0]
+    conn.execute(
+        "INSERT INTO documents_fts (rowid, text, title, description, scope)"
+        " VALUES (?, ?, ?, ?, 'c1')",
+        (rowid, text, title, description),
+    )
+    return rowid
+
+
+def scores_of(engine, q, columns=COLUMNS, *rowids):
+    terms = parse_query(q)
+    return scores(engine._db(), terms, columns, list(rowids), phrase_term(terms))
+
+
+def test_the_whole_phrase_earns_the_bonus_once(engine):
+    together = index_tokens(engine, text="spicy ramen noodles tonight")
+    apart = index_tokens(engine, text="noodles then ramen")
+    found = scores_of(engine, "ramen noodles", COLUMNS, together, apart)
+    assert PHRASE_BONUS < found[together] < PHRASE_BONUS + 10
+    assert 0 < found[apart] < 10
+
+
+def test_every_repeat_of_a_word_counts(engine):
+    once = index_tokens(engine, text="ramen x x")
+    thrice = index_tokens(engine, text="ramen ramen ramen")
+    found = scores_of(engine, "ramen", COLUMNS, once, thrice)
+    assert found[thrice] > found[once] > 0
+
+
+def test_a_term_counts_only_in_the_columns_searched(engine):
+    titled = index_tokens(engine, title="ramen tour")
+    assert scores_of(engine, "ramen", COLUMNS, titled)[titled] > 0
+    assert scores_of(engine, "ramen", ("text",), titled)[titled] == 0
+
+
+def test_grouped_scores_follow_the_scorer(engine):
+    # Then a title match (weight 3) with a segment comes first, a description match
+    # (weight 0.5) alone last, and the scores say so
+    videos = engine.search_videos(SearchQuery(q="ramen")).videos
+    assert [videos[0].video_id, videos[-1].video_id] == ["short000001", "desc0000001"]
+    assert [v.score for v in videos] == sorted((v.score for v in videos), reverse=True)
+
+
+def test_a_channels_documents_are_updated_and_counted(engine):
+    other = channel("UCbbbbbbbbbbbbbbbbbbbbbb", title="別")
+    index(engine, "chan0000001", [(0, 3, "ラーメン")], ch=other)
+    assert engine.update_channel_documents(other.id, {"channel_title": "新しい名前"}) == 2
+    [video] = engine.search_videos(SearchQuery(q="ラーメン", channels=(other.id,))).videos
+    assert video.channel_title == "新しい名前"
