@@ -4,9 +4,9 @@ Builds indexes of 200k and 1M synthetic subtitle segments (70 % Japanese, 30 %
 English, 200 channels, 50 segments and one title/description document a video) in a
 temporary folder, then times queries of seven classes, flat hits beside results grouped
 by video, and prints p50 and p95 per class. Targets (README, Search and ingestion):
-p95 at most 15 ms at 200k segments and 50 ms at 1M for every class, the index built at
-25,000 segments/s or more, and a process that opened the 1M index (a fresh one, so the
-build's memory does not count) under 300 MB RSS.
+p95 at most 15 ms at 200k segments and 50 ms at 1M for every class, flat and grouped
+alike, the index built at 25,000 segments/s or more, and a process that opened the 1M
+index (a fresh one, so the build's memory does not count) under 300 MB RSS.
 
     .venv/bin/python bench/search.py [--sizes 200000,1000000] [--queries 200]
 """
@@ -404,22 +404,23 @@ def run(size: int, queries: int, path: Path) -> float:
     target = P95_TARGETS_MS.get(size)
     print(
         f"{'class':<17} {'flat p50':>8} {'p95':>6} {'hits':>8}   "
-        f"{'grouped p50':>11} {'p95':>6} {'videos':>7}   target"
+        f"{'grouped p50':>11} {'p95':>6} {'videos':>7}   target (both)"
     )
-    worst = 0.0
+    worst = {"flat": 0.0, "grouped": 0.0}
     for name, batch in query_classes(rng, channels, queries).items():
         flat = timed(lambda q: engine.search(q).total_hits, batch)
         grouped = timed(lambda q: engine.search_videos(q).total_videos, batch)
-        worst = max(worst, grouped[1])
-        judged = f"{verdict(grouped[1] <= target)} {target:.0f} ms" if target else ""
+        worst = {"flat": max(worst["flat"], flat[1]), "grouped": max(worst["grouped"], grouped[1])}
+        judged = f"{verdict(max(flat[1], grouped[1]) <= target)} {target:.0f} ms" if target else ""
         print(
             f"{name:<17} {flat[0]:8.1f} {flat[1]:6.1f} {flat[2]:8,}   "
             f"{grouped[0]:11.1f} {grouped[1]:6.1f} {grouped[2]:7,}   {judged}"
         )
     engine.close()
     if target:
-        print(f"worst grouped p95 {worst:.1f} ms: {verdict(worst <= target)} {target:.0f} ms")
-    return worst
+        for answer, p95 in worst.items():
+            print(f"worst {answer} p95 {p95:.1f} ms: {verdict(p95 <= target)} {target:.0f} ms")
+    return max(worst.values())
 
 
 # Run in a fresh interpreter: the web process's code, the index opened, a grouped query

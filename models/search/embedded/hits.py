@@ -45,16 +45,11 @@ def _by_relevance(matching: Matching, page: Page, total: int) -> list[int]:
     """The candidates by score, then the newest video's first; past them, the other
     matches newest first."""
     scores = matching.scores(matching.candidates())
-    published = matching.published({video_key(rowid) for rowid in scores})
-    ranked = sorted(
-        scores, key=lambda rowid: (published.get(video_key(rowid), ""), -rowid), reverse=True
-    )
-    ranked.sort(key=lambda rowid: -scores[rowid])  # stable: the newest first in a tie
     per_page, offset = page
-    found = ranked[offset : offset + per_page]
+    found = matching.best_first(scores, video_key, offset + per_page)[offset:]
     if len(found) == per_page or total <= offset + len(found):
         return found
-    skip = max(0, offset - len(ranked))
+    skip = max(0, offset - len(scores))
     rest = (rowid for rowid in matching.in_order("newest", total) if rowid not in scores)
     return found + list(itertools.islice(rest, skip, skip + per_page - len(found)))
 
@@ -89,12 +84,7 @@ def _hit(row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> Hit:
         else:
             matched_in, text = "description", crop(description, terms)
     return Hit(
-        video_id=row["video_id"],
-        video_title=row["video_title"],
-        channel_id=row["channel_id"],
-        channel_title=row["channel_title"],
-        published_at=row["published_at"],
-        thumbnail_url=row["thumbnail_url"],
+        **layout.video_fields(row),
         matched_in=matched_in,
         start=row["start"] if matched_in == "subtitle" else None,
         end=row["end"] if matched_in == "subtitle" else None,

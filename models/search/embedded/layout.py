@@ -17,6 +17,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from models.search.base import Document, SearchError
 from models.search.text import index_text
@@ -195,6 +196,18 @@ DOCUMENT_ROWS = (
     " LEFT JOIN segments s ON s.rowid = f.value"
     f" WHERE f.value & {PLACES} = 0 OR s.rowid IS NOT NULL"
 )
+
+
+def video_fields(row: sqlite3.Row) -> dict[str, Any]:
+    """The video's fields of a document row, as Hit and VideoHit name them."""
+    return {
+        "video_id": row["video_id"],
+        "video_title": row["video_title"],
+        "channel_id": row["channel_id"],
+        "channel_title": row["channel_title"],
+        "published_at": row["published_at"],
+        "thumbnail_url": row["thumbnail_url"],
+    }
 
 
 def document_rows(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, sqlite3.Row]:

@@ -11,7 +11,7 @@ videos in that order and read each one's matches, so a page stops when it is ful
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from models.search.embedded import layout
 from models.search.embedded.layout import VIDEO_SHIFT, scope_token
@@ -100,10 +100,26 @@ class Matching:
         columns = layout.token_columns(self.conn, rowids)
         return {rowid: self.scorer.score(found) for rowid, found in columns.items()}
 
-    def published(self, keys: Iterable[int]) -> dict[int, str]:
+    def best_first(
+        self, scores: Mapping[int, float], video_of: Callable[[int], int], count: int
+    ) -> list[int]:
+        """The `count` best of `scores` (rowids or video keys), higher first; a tie goes
+        to the newest video, then the latest indexed, then the earlier document. Only
+        the ties at the cut need their videos' dates, so only those are read."""
+        ordered = sorted(scores, key=lambda item: -scores[item])
+        if len(ordered) > count > 0:
+            floor = scores[ordered[count - 1]]
+            ordered = [item for item in ordered if scores[item] >= floor]
+        keys = {video_of(item) for item in ordered}
         listed = ",".join(str(int(key)) for key in keys)  # integers: nothing to escape
         found = self.conn.execute(f"SELECT key, published_at FROM videos WHERE key IN ({listed})")
-        return {row[0]: row[1] for row in found}
+        published = {row[0]: row[1] for row in found}
+        ordered.sort(
+            key=lambda item: (published.get(video_of(item), ""), video_of(item), -item),
+            reverse=True,
+        )
+        ordered.sort(key=lambda item: -scores[item])  # stable: the tie order stays
+        return ordered[:count]
 
     # -- other orders -------------------------------------------------------------------
 
@@ -129,7 +145,7 @@ class Matching:
                     break
             else:
                 return
-        for key in self._matching_videos(sort):
+        for key in self.matching_videos(sort):
             if key not in walked:
                 yield from self.in_video(key)
 
@@ -142,7 +158,8 @@ class Matching:
         )
         return (row[0] for row in walked)
 
-    def _matching_videos(self, sort: str) -> list[int]:
+    def matching_videos(self, sort: str) -> list[int]:
+        """The keys of every matching video, in the sort's order."""
         found = self.conn.execute(
             f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
             " FROM documents_fts WHERE documents_fts MATCH ?) AS g"

@@ -9,6 +9,7 @@ choose each video's moments.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -100,7 +101,7 @@ class _IndexFinder:
         if sort == "relevance":
             keys = self._by_relevance(page)
             if len(keys) < page[0] and total > page[1] + len(keys):
-                keys += self._beyond_ranked(page, len(keys))
+                keys += self._beyond_ranked(page, len(keys), total)
             return total, keys
         if total > TOTAL_VIDEOS_CAP:
             return total, self._probed(sort, page)
@@ -118,35 +119,33 @@ class _IndexFinder:
         scored = self.matching.scores(self.matching.candidates())
         self.candidate_keys = {video_key(rowid) for rowid in scored}
         ranked = _split(sorted(scored.items(), key=lambda item: -item[1]))
-        published = self.matching.published(ranked)
-        order = sorted(ranked, key=lambda key: (published.get(key, ""), key), reverse=True)
-        order.sort(key=lambda key: -_total(ranked[key]))  # stable: the newest first in a tie
+        totals = {key: _total(scores) for key, scores in ranked.items()}
         per_page, offset = page
-        keys = order[offset : offset + per_page]
+        keys = self.matching.best_first(totals, _itself, offset + per_page)[offset:]
         self.ranked = {key: _best(ranked[key]) for key in keys}
         return keys
 
-    def _beyond_ranked(self, page: Page, found: int) -> list[int]:
+    def _beyond_ranked(self, page: Page, found: int, total: int) -> list[int]:
         """The rest of a relevance page past the ranked videos: the other matching
-        videos, newest first."""
+        videos, newest first (sorted when they are counted, probed in order when more
+        than that match)."""
         per_page, offset = page
         skip = max(0, offset - len(self.candidate_keys))
-        keys: list[int] = []
-        for row in self.conn.execute(
-            "SELECT v.key FROM videos v WHERE EXISTS (SELECT 1 FROM documents_fts"
-            " WHERE documents_fts MATCH ? AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
-            f" ORDER BY {VIDEO_ORDER['newest']}",
-            (self.matching.match, VIDEO_SHIFT, VIDEO_SHIFT, PLACES),
-        ):
-            if row[0] in self.candidate_keys:
-                continue
-            if skip:
-                skip -= 1
-                continue
-            keys.append(row[0])
-            if len(keys) == per_page - found:
-                break
-        return keys
+        if total <= TOTAL_VIDEOS_CAP:
+            newest: Iterable[int] = self.matching.matching_videos("newest")
+        else:
+            newest = (
+                row[0]
+                for row in self.conn.execute(
+                    "SELECT v.key FROM videos v WHERE EXISTS (SELECT 1 FROM documents_fts"
+                    " WHERE documents_fts MATCH ?"
+                    " AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
+                    f" ORDER BY {VIDEO_ORDER['newest']}",
+                    (self.matching.match, VIDEO_SHIFT, VIDEO_SHIFT, PLACES),
+                )
+            )
+        rest = (key for key in newest if key not in self.candidate_keys)
+        return list(itertools.islice(rest, skip, skip + per_page - found))
 
     def _probed(self, sort: str, page: Page) -> list[int]:
         """Videos in the sort's order, each asked whether it matches: quick when many do,
@@ -226,6 +225,10 @@ def _best(scores: Scores) -> Scores:
     return meta, dict(list(segments.items())[:CANDIDATES])
 
 
+def _itself(key: int) -> int:
+    return key
+
+
 def _total(scores: Scores) -> float:
     meta, segments = scores
     return max(segments.values(), default=0.0) + (meta or 0.0)
@@ -250,12 +253,7 @@ def _video_hit(
     if meta_score is not None:
         matched.extend(_meta_matches(video, terms, targets))
     return VideoHit(
-        video_id=video["video_id"],
-        video_title=video["video_title"],
-        channel_id=video["channel_id"],
-        channel_title=video["channel_title"],
-        published_at=video["published_at"],
-        thumbnail_url=video["thumbnail_url"],
+        **layout.video_fields(video),
         score=_total(scores),
         moments=moments,
         matched_in=tuple(matched),
@@ -265,12 +263,7 @@ def _video_hit(
 def _moment(row: sqlite3.Row) -> Hit:
     """A subtitle hit, not highlighted yet."""
     return Hit(
-        video_id=row["video_id"],
-        video_title=row["video_title"],
-        channel_id=row["channel_id"],
-        channel_title=row["channel_title"],
-        published_at=row["published_at"],
-        thumbnail_url=row["thumbnail_url"],
+        **layout.video_fields(row),
         matched_in="subtitle",
         start=row["start"],
         end=row["end"],

@@ -27,6 +27,7 @@ def engine(tmp_path):
     index(engine, "long0000001", [(0, 3, "ramen is good and ramen is cheap and warm")])
     index(engine, "desc0000001", [(0, 3, "udon")], description="best ramen noodles")
     index(engine, "phrase00001", [(0, 3, "spicy ramen noodles tonight")])
+    index(engine, "repeat00001", [(0, 3, "ramen ramen ramen and udon udon")])
     index(engine, "japan000001", [(0, 3, "大阪のラーメンと東京のラーメン")], title="ラーメン旅")
     for n in range(12):  # documents without the words, so their IDF is positive
         index(engine, f"other{n:06d}", [(0, 3, f"nothing here {n}"), (4, 7, "別の話です")])
@@ -34,7 +35,9 @@ def engine(tmp_path):
     engine.close()
 
 
-@pytest.mark.parametrize("q", ["ramen", "ramen noodles", "ラーメン", '"ramen is"'])
+@pytest.mark.parametrize(
+    "q", ["ramen", "ramen noodles", "ラーメン", '"ramen is"', '"ramen ramen"', "udon ramen"]
+)
 def test_scores_are_fts5_bm25_given_the_same_idf(engine, q):
     conn = engine._db()
     terms = parse_query(q)
