@@ -1,5 +1,6 @@
 """Ingestion from the video platform: importing channels and videos, fetching and
-indexing subtitles with the spec's status transitions, and the 24-hour refresh."""
+indexing subtitles with the spec's status transitions, retrying failed fetches, and the
+24-hour refresh (which also notices removed channels and changed titles)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from typing import TypedDict
 
 from peewee import fn
 
-from models.clock import iso, now_iso, parse_iso
+from models.clock import iso, now_iso, parse_iso, utcnow
 from models.countries import usable_country
 from models.db import write_transaction
 from models.platform import (
     ChannelInfo,
     NotFoundOnPlatform,
+    PlatformError,
     QuotaExceeded,
-    SubtitlesFailed,
+    VideoInfo,
     get_platform,
 )
 from models.redis_client import get_redis
@@ -31,6 +33,9 @@ REFRESH_INTERVAL_SECONDS = 24 * 3600
 REFRESH_LOCK = "subsearch:channel-refresh:{channel_id}"
 # Fetching may start from these; `deleted` is final.
 FETCHABLE = ("pending", "completed", "failed", "unavailable")
+# A failed fetch is tried again this long after the 1st, 2nd and 3rd failure in a row;
+# after the 4th the video stays `failed` (README, Search and ingestion).
+RETRY_DELAYS = (timedelta(hours=1), timedelta(hours=6), timedelta(hours=24))
 
 
 @dataclass(frozen=True)
@@ -132,9 +137,25 @@ def _complete_channel_if_done(channel_id: str) -> None:
 
 def mark_deleted(video: Video) -> None:
     get_engine().delete_video_documents(video.id)
-    Video.update(subtitle_status="deleted", updated_at=now_iso()).where(
+    Video.update(subtitle_status="deleted", next_fetch_at=None, updated_at=now_iso()).where(
         Video.id == video.id
     ).execute()
+
+
+def mark_channel_deleted(channel_id: str) -> int:
+    """A channel removed from the platform: `deleted` (so no longer refreshed), its videos
+    `deleted` and their documents out of the index. Returns how many videos went. The
+    channel is marked first, so it leaves the refresh rounds at once; a rerun finishes
+    what an interrupted one left."""
+    Channel.update(subtitle_status="deleted").where(Channel.id == channel_id).execute()
+    videos = list(
+        Video.select().where((Video.channel == channel_id) & (Video.subtitle_status != "deleted"))
+    )
+    for video in videos:
+        mark_deleted(video)
+    if videos:
+        log.info("channel %s is gone from the platform; %d videos deleted", channel_id, len(videos))
+    return len(videos)
 
 
 @dataclass(frozen=True)
@@ -154,26 +175,59 @@ def fetch_subtitles(video_id: str) -> str | None:
     """Fetch a video's subtitles and index them; returns the new status.
 
     `completed` (with `subtitle_type`), `unavailable` (no subtitles), `failed` (the
-    fetch failed) or `deleted` (gone from the platform, documents removed). The title
-    and description are indexed in every case but deletion. A quota error is raised
-    for the queue to retry later.
+    fetch failed: a retry is scheduled, see RETRY_DELAYS) or `deleted` (gone from the
+    platform, documents removed). The title and description are indexed in every case
+    but deletion. A quota error is raised for the queue to retry later.
     """
     indexed = index_subtitles(video_id)
     return indexed.status if indexed is not None else None
 
 
-def index_subtitles(video_id: str) -> Indexed | None:
+def videos_due_for_retry(now_text: str | None = None) -> list[tuple[str, int]]:
+    """(video id, failed fetches so far) of every `failed` video whose retry is due."""
+    due = Video.select(Video.id, Video.fetch_attempts).where(
+        (Video.subtitle_status == "failed") & (Video.next_fetch_at <= (now_text or now_iso()))
+    )
+    return [(v.id, v.fetch_attempts) for v in due.order_by(Video.next_fetch_at, Video.id)]
+
+
+def retry_subtitles(video_id: str, attempts: int) -> str | None:
+    """Fetch a failed video again, if it is still `failed` after `attempts` failed
+    fetches: a second message for the same retry finds the count moved on (or the video
+    fetched) and does nothing. Returns the new status, None when nothing was done."""
+    indexed = index_subtitles(video_id, retrying=attempts)
+    return indexed.status if indexed is not None else None
+
+
+def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | None:
     """`fetch_subtitles`, also saying how many segments were indexed; None for a video
-    that is unknown or deleted."""
+    that is unknown or deleted (or, with `retrying`, no longer waiting for that retry).
+
+    A title, thumbnail or category changed on the platform is applied to the video (the
+    spec: "a re-index applies changes"), and a changed channel title to every document
+    of the channel."""
     video = Video.get_or_none(Video.id == video_id)
     if video is None or video.subtitle_status not in FETCHABLE:
         return None
+    if retrying is not None and (
+        video.subtitle_status != "failed" or video.fetch_attempts != retrying
+    ):
+        return None
     channel = Channel.get_by_id(video.channel_id)
     platform = get_platform()
-    info = platform.get_videos([video_id]).get(video_id)
+    try:
+        info = platform.get_videos([video_id]).get(video_id)
+    except NotFoundOnPlatform:
+        info = None
+    except QuotaExceeded:
+        raise
+    except PlatformError as error:
+        log.warning("video %s: %s", video_id, error)
+        return Indexed(_record_failure(video), 0)
     if info is None or info.deleted:
         mark_deleted(video)
         return Indexed("deleted", 0)
+    video, channel = _apply_changes(video, channel, info)
     subtitle_type = None
     segments: list[Segment] = []
     try:
@@ -181,23 +235,90 @@ def index_subtitles(video_id: str) -> Indexed | None:
     except NotFoundOnPlatform:
         mark_deleted(video)
         return Indexed("deleted", 0)
-    except SubtitlesFailed as error:
+    except QuotaExceeded:
+        raise
+    except PlatformError as error:  # a failed or blocked fetch, a network error
         log.warning("subtitles of %s: %s", video_id, error)
         status = "failed"
     else:
-        if subtitles is None or not subtitles.cues:
+        if subtitles is not None:
+            segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
+        if subtitles is None or not segments:  # no track, or only blank cues
             status = "unavailable"
         else:
-            segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
             status, subtitle_type = "completed", subtitles.type
     get_engine().replace_video_documents(
         video_id, video_documents(video, channel, info.description, segments)
     )
-    Video.update(subtitle_status=status, subtitle_type=subtitle_type, updated_at=now_iso()).where(
-        (Video.id == video_id) & (Video.subtitle_status != "deleted")
-    ).execute()
+    if status == "failed":
+        status = _record_failure(video)
+    else:
+        Video.update(
+            subtitle_status=status,
+            subtitle_type=subtitle_type,
+            fetch_attempts=0,
+            next_fetch_at=None,
+            updated_at=now_iso(),
+        ).where((Video.id == video_id) & (Video.subtitle_status != "deleted")).execute()
     _complete_channel_if_done(video.channel_id)
     return Indexed(status, len(segments))
+
+
+def _record_failure(video: Video) -> str:
+    """Count a failed fetch and schedule the next one (none after the last delay).
+
+    One conditional statement on the count this fetch started from: two fetches of the
+    same video failing at once count once."""
+    attempts = video.fetch_attempts + 1
+    retry_at = iso(utcnow() + RETRY_DELAYS[attempts - 1]) if attempts <= len(RETRY_DELAYS) else None
+    Video.update(
+        subtitle_status="failed",
+        subtitle_type=None,
+        fetch_attempts=attempts,
+        next_fetch_at=retry_at,
+        updated_at=now_iso(),
+    ).where(
+        (Video.id == video.id)
+        & (Video.subtitle_status != "deleted")
+        & (Video.fetch_attempts == video.fetch_attempts)
+    ).execute()
+    if retry_at is None:
+        log.warning("subtitles of %s failed %d times; no more retries", video.id, attempts)
+    _complete_channel_if_done(video.channel_id)
+    return "failed"
+
+
+def _apply_changes(video: Video, channel: Channel, info: VideoInfo) -> tuple[Video, Channel]:
+    """The video's row (and the channel's title) as the platform has them now; a changed
+    channel title goes to all the channel's documents at once."""
+    changed = {
+        field: value
+        for field, value in (
+            ("title", info.title),
+            ("thumbnail_url", info.thumbnail_url),
+            ("category_id", info.category_id),
+        )
+        if getattr(video, field) != value and (field != "title" or value)
+    }
+    if changed:
+        Video.update(**changed, updated_at=now_iso()).where(Video.id == video.id).execute()
+        video = Video.get_by_id(video.id)
+    if info.channel_title and info.channel_title != channel.title:
+        rename_channel(channel.id, info.channel_title)
+        channel = Channel.get_by_id(channel.id)
+    return video, channel
+
+
+def rename_channel(channel_id: str, title: str) -> None:
+    """A new channel title on the row and on every document of the channel."""
+    Channel.update(title=title).where(Channel.id == channel_id).execute()
+    get_engine().update_channel_documents(channel_id, {"channel_title": title})
+
+
+def rename_video(video_id: str, title: str) -> None:
+    """A new video title on the row and on every document of the video."""
+    Video.update(title=title, updated_at=now_iso()).where(Video.id == video_id).execute()
+    get_engine().update_video_documents(video_id, {"video_title": title, "title": title})
 
 
 @dataclass(frozen=True)
@@ -212,18 +333,26 @@ def refresh_channel(channel_id: str) -> RefreshResult:
 
     A Redis lock of 24 hours keeps a channel from being refreshed twice in a day; on
     a quota failure it is released and `updated_at` kept, so the next round retries.
+    A channel the platform no longer has becomes `deleted` with its videos (and is no
+    longer due); a changed channel or video title reaches every document it is on.
     """
     channel = Channel.get_or_none(Channel.id == channel_id)
     if channel is None:
         return RefreshResult(False, [], "unknown channel")
+    if channel.subtitle_status == "deleted":
+        mark_channel_deleted(channel_id)  # finishes what an interrupted run left, if any
+        return RefreshResult(False, [], "deleted from the platform")
     lock = REFRESH_LOCK.format(channel_id=channel_id)
     redis = get_redis()
     if not redis.set(lock, now_iso(), nx=True, ex=REFRESH_INTERVAL_SECONDS):
         return RefreshResult(False, [], "refreshed within 24 hours")
     try:
         info = get_platform().get_channel(channel_id)
-        gone = _deleted_videos(channel_id, set(info.video_ids))
+        gone, renamed = _video_changes(channel_id, set(info.video_ids))
         new_ids = _import_videos(channel_id, info.video_ids)
+    except NotFoundOnPlatform:
+        mark_channel_deleted(channel_id)
+        return RefreshResult(False, [], "deleted from the platform")
     except QuotaExceeded:
         redis.delete(lock)
         log.warning("refresh of %s hit the platform quota; will retry", channel_id)
@@ -236,26 +365,37 @@ def refresh_channel(channel_id: str) -> RefreshResult:
         Channel.update(**fields, updated_at=now_iso()).where(Channel.id == channel_id).execute()
     for video in gone:
         mark_deleted(video)
+    for video_id, title in renamed.items():
+        rename_video(video_id, title)
+    changed: dict[str, object] = {}
     if fields["subscriber_count"] != channel.subscriber_count:
-        get_engine().update_channel_documents(
-            channel_id, {"subscriber_count": fields["subscriber_count"]}
-        )
+        changed["subscriber_count"] = fields["subscriber_count"]
+    if fields["title"] != channel.title:
+        changed["channel_title"] = fields["title"]
+    if changed:
+        get_engine().update_channel_documents(channel_id, changed)
     return RefreshResult(True, new_ids)
 
 
-def _deleted_videos(channel_id: str, listed: set[str]) -> list[Video]:
-    """Known videos missing from the channel's list that the platform reports deleted."""
-    missing = [
-        v
-        for v in Video.select().where(
-            (Video.channel == channel_id) & (Video.subtitle_status != "deleted")
-        )
-        if v.id not in listed
-    ]
-    if not missing:
-        return []
-    infos = get_platform().get_videos([v.id for v in missing])
-    return [v for v in missing if infos.get(v.id) is None or infos[v.id].deleted]
+def _video_changes(channel_id: str, listed: set[str]) -> tuple[list[Video], dict[str, str]]:
+    """The channel's known videos that are gone (missing from its list and reported
+    deleted), and the new titles of those renamed on the platform. One look-up of every
+    live video: on YouTube one quota unit per 50, as listing them cost."""
+    known = list(
+        Video.select().where((Video.channel == channel_id) & (Video.subtitle_status != "deleted"))
+    )
+    if not known:
+        return [], {}
+    infos = get_platform().get_videos([v.id for v in known])
+    gone, renamed = [], {}
+    for video in known:
+        info = infos.get(video.id)
+        if info is None or info.deleted:
+            if video.id not in listed:
+                gone.append(video)
+        elif info.title and info.title != video.title:
+            renamed[video.id] = info.title
+    return gone, renamed
 
 
 def due_channels(now_text: str | None = None) -> list[str]:

@@ -31,6 +31,7 @@ SCHEDULE = [
     Job("prune-impression-events", "30 3 * * *", "prune_impression_events"),
     Job("release-unpaid-ad-holds", "*/5 * * * *", "release_unpaid_ad_holds"),
     Job("refresh-due-channels", "5 * * * *", "refresh_due_channels"),
+    Job("retry-failed-subtitles", "35 * * * *", "retry_failed_subtitles"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
     # Only the local payment provider has checkouts of its own to expire.
     Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),

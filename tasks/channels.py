@@ -1,4 +1,5 @@
-"""Channel import and refresh, and subtitle fetching, from the video platform."""
+"""Channel import and refresh, subtitle fetching and the retries of failed fetches, from
+the video platform."""
 
 from __future__ import annotations
 
@@ -37,10 +38,28 @@ def fetch_video_subtitles(video_id: str) -> None:
     log.info("subtitles of %s: %s", video_id, status)
 
 
+@actor(queue_name="subtitles", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
+def retry_video_subtitles(video_id: str, attempts: int) -> None:
+    """Fetch a failed video again (retried like a fetch, for the quota). It acts only while
+    the video is still `failed` after `attempts` failures, so a second message for the
+    same retry does nothing."""
+    status = ingest.retry_subtitles(video_id, attempts)
+    log.info("retry %d of %s: %s", attempts, video_id, status or "not needed any more")
+
+
+@actor(queue_name="channels", max_retries=3)
+def retry_failed_subtitles() -> None:
+    """Enqueue the retry of every failed fetch that is due; a second run sends the same
+    retries again, which find them done."""
+    for video_id, attempts in ingest.videos_due_for_retry():
+        retry_video_subtitles.send(video_id, attempts)
+
+
 @actor(queue_name="channels", max_retries=3)
 def refresh_channel(channel_id: str) -> None:
     """The 24-hour refresh of one channel; the lock makes a second run within a day a
-    no-op, and a quota failure releases it for the next round."""
+    no-op, and a quota failure releases it for the next round. A channel gone from the
+    platform becomes `deleted` (a rerun finds it so and stops)."""
     result = ingest.refresh_channel(channel_id)
     for video_id in result.new_video_ids:
         fetch_video_subtitles.send(video_id)

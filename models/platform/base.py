@@ -15,7 +15,9 @@ class QuotaExceeded(PlatformError):
 
 
 class NotFoundOnPlatform(PlatformError):
-    """No channel or video has this id or handle."""
+    """No channel or video has this id or handle. For a channel or video we imported, it
+    means it was removed from the platform: every engine raises it for a removed
+    channel (an empty answer, a missing or `deleted` fixture file), never for an error."""
 
 
 class SubtitlesFailed(PlatformError):
@@ -61,13 +63,15 @@ class VideoInfo:
     published_at: str  # ISO 8601 UTC, fixed width
     category_id: str | None
     deleted: bool = False
+    channel_title: str | None = None  # the channel's current title, when the engine knows it
 
 
 class VideoPlatform(Protocol):
     name: str
 
     def get_channel(self, id_or_handle: str) -> ChannelInfo:
-        """The channel by id (`UC...`) or handle (`@name`), with its video ids."""
+        """The channel by id (`UC...`) or handle (`@name`), with its video ids. Raises
+        NotFoundOnPlatform when there is none (also: it was removed)."""
 
     def get_videos(self, video_ids: list[str]) -> dict[str, VideoInfo]:
         """Videos by id; a video removed from the platform comes back `deleted=True`."""

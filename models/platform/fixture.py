@@ -48,7 +48,8 @@ class FixturePlatform:
                 if candidate and (candidate.get("handle") or "").lower() == handle.lower():
                     data = candidate
                     break
-        if data is None:
+        if data is None or data.get("deleted"):
+            # Removed from the platform: answered as the real platform does, not found.
             raise NotFoundOnPlatform(f"no channel {id_or_handle}")
         return ChannelInfo(
             id=data["id"],
@@ -63,6 +64,7 @@ class FixturePlatform:
 
     def get_videos(self, video_ids: list[str]) -> dict[str, VideoInfo]:
         found = {}
+        channel_titles: dict[str, str | None] = {}  # one read of each channel's file
         for video_id in video_ids:
             data = self._read("videos", video_id)
             if data is None or data.get("deleted"):
@@ -80,6 +82,8 @@ class FixturePlatform:
                     deleted=True,
                 )
                 continue
+            if data["channelId"] not in channel_titles:
+                channel_titles[data["channelId"]] = self._channel_title(data["channelId"])
             found[video_id] = VideoInfo(
                 id=data["id"],
                 channel_id=data["channelId"],
@@ -91,8 +95,14 @@ class FixturePlatform:
                 like_count=data.get("likeCount"),
                 published_at=data["publishedAt"],
                 category_id=data.get("categoryId"),
+                channel_title=channel_titles[data["channelId"]],
             )
         return found
+
+    def _channel_title(self, channel_id: str) -> str | None:
+        """The title the channel's file holds, as the real platform names a video's channel."""
+        data = self._read("channels", channel_id)
+        return None if data is None or data.get("deleted") else data.get("title")
 
     def get_subtitles(self, video_id: str) -> Subtitles | None:
         data = self._read("videos", video_id)

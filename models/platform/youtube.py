@@ -283,6 +283,7 @@ def _video(item: dict[str, Any]) -> VideoInfo:
         like_count=_int_or_none(statistics.get("likeCount")),
         published_at=utc_timestamp(snippet.get("publishedAt"), item["id"]),
         category_id=snippet.get("categoryId") or None,
+        channel_title=snippet.get("channelTitle") or None,
     )
 
 

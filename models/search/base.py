@@ -126,6 +126,11 @@ class SearchEngine(Protocol):
         """Set fields (e.g. `subscriber_count`) on every document of a channel; returns
         how many documents were updated."""
 
+    def update_video_documents(self, video_id: str, values: Mapping[str, object]) -> int:
+        """Set the video's fields on its documents: `video_title` (shown on every
+        document) and `title` (the searchable title of its video document); returns how
+        many documents were updated."""
+
     def delete_video_documents(self, video_id: str) -> None: ...
 
     def search(self, query: SearchQuery) -> SearchResults: ...

@@ -83,6 +83,9 @@ OPTIONAL_FIELDS = {"text", "start", "end", "title", "description"}
 HIGHLIGHTED_FIELDS = ("text", "title", "description")
 # What a channel refresh may change on its documents (the same rule as the embedded engine).
 CHANNEL_FIELDS = {"subscriber_count", "channel_title"}
+# What a change on the platform may update on a video's documents: `video_title` on each,
+# `title` on its video document only (subtitle documents are not found by the title).
+VIDEO_FIELDS = {"video_title", "title"}
 
 TARGET_FIELDS = {"subtitle": "text", "title": "title", "description": "description"}
 TARGET_KINDS = {"subtitle": "subtitle", "title": "video", "description": "video"}
@@ -182,20 +185,45 @@ class MeilisearchEngine:
             return 0
         with _engine_errors(f"updating the documents of channel {channel_id}"):
             index = self._index()
-            ids = [
-                doc["id"]
-                for doc in self._fetch_all(index, _equals("channelId", channel_id), ["id"])
-            ]
-            for first in range(0, len(ids), PAGE_SIZE):
-                batch = [{"id": doc_id, **fields} for doc_id in ids[first : first + PAGE_SIZE]]
-                self._wait(index, index.update_documents(batch), "updating the documents")
-            if ids:
-                # A partial update creates any document deleted since we listed it (1.13 has no
-                # skipCreation), as a stub holding only these fields. Every real document has a
-                # channelId, so removing those without one removes exactly the stubs.
-                stubs = index.delete_documents(filter="channelId NOT EXISTS")
-                self._wait(index, stubs, "removing stub documents")
-        return len(ids)
+            listed = self._fetch_all(index, _equals("channelId", channel_id), ["id"])
+            return self._update_partially(index, [{"id": doc["id"], **fields} for doc in listed])
+
+    def update_video_documents(self, video_id: str, values: Mapping[str, object]) -> int:
+        unknown = set(values) - VIDEO_FIELDS
+        if unknown:
+            raise SearchError(f"cannot update {', '.join(sorted(unknown))} by video")
+        if not values:
+            return 0
+        # As index_document stores them: only the searchable title is cleaned.
+        shown = {FIELDS[name]: value for name, value in values.items() if name != "title"}
+        with _engine_errors(f"updating the documents of video {video_id}"):
+            index = self._index()
+            listed = self._fetch_all(index, _equals("videoId", video_id), ["id", "kind"])
+            return self._update_partially(
+                index,
+                [
+                    {"id": doc["id"], **shown}
+                    | (
+                        {"title": _clean(values["title"])}
+                        if "title" in values and doc.get("kind") == "video"
+                        else {}
+                    )
+                    for doc in listed
+                ],
+            )
+
+    def _update_partially(self, index: Index, updates: list[dict[str, Any]]) -> int:
+        """Send partial updates (each holding the document's id) in batches; how many."""
+        for first in range(0, len(updates), PAGE_SIZE):
+            batch = updates[first : first + PAGE_SIZE]
+            self._wait(index, index.update_documents(batch), "updating the documents")
+        if updates:
+            # A partial update creates any document deleted since we listed it (1.13 has no
+            # skipCreation), as a stub holding only these fields. Every real document has a
+            # channelId, so removing those without one removes exactly the stubs.
+            stubs = index.delete_documents(filter="channelId NOT EXISTS")
+            self._wait(index, stubs, "removing stub documents")
+        return len(updates)
 
     def _wait(
         self,

@@ -52,6 +52,10 @@ class PlatformFiles:
         data.update(fields)
         path.write_text(json.dumps(data, ensure_ascii=False))
 
+    def remove_channel(self, channel_id):
+        """The channel is gone from the platform (deleted or terminated): its file too."""
+        (self.folder / "channels" / f"{channel_id}.json").unlink()
+
     def quota_exceeded(self, on=True):
         marker = self.folder / "QUOTA_EXCEEDED"
         if on:

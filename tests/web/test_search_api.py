@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from models import ingest, library
 from models.credits import unlock_video
 from models.search import TOTAL_VIDEOS_CAP, Hit, VideoHit, VideoResults
-from models.tables import SearchHistory
+from models.tables import SearchHistory, Video
 from tests.factories import make_admin, make_user, sign_in
 from tests.fakes.platform_files import manual
 from tests.fixtures import drain
@@ -413,6 +413,39 @@ def test_channel_and_video_metadata_are_public(client, indexed):
     )
     assert client.get("/api/videos/nope").status_code == 404
     assert client.get("/api/channels/nope").status_code == 404
+
+
+def test_a_video_shows_its_failed_fetch_and_when_it_is_retried(client, platform_files):
+    # given a video whose subtitle fetch failed once
+    platform_files.channel(CH, ["apiFailing1"])
+    platform_files.video("apiFailing1", CH, "error")
+    ingest.import_channel(CH)
+    ingest.fetch_subtitles("apiFailing1")
+    retry_at = Video.get_by_id("apiFailing1").next_fetch_at
+
+    # when / then
+    failed = client.get("/api/videos/apiFailing1").get_json()
+    assert (failed["subtitleStatus"], failed["fetchAttempts"], failed["nextRetryAt"]) == (
+        "failed",
+        1,
+        retry_at,
+    )
+    assert retry_at is not None
+
+    # and once a retry found the subtitles, nothing is pending any more
+    platform_files.update("videos", "apiFailing1", subtitles=manual("直りました"))
+    ingest.retry_subtitles("apiFailing1", 1)
+    done = client.get("/api/videos/apiFailing1").get_json()
+    assert (done["subtitleStatus"], done["fetchAttempts"], done["nextRetryAt"]) == (
+        "completed",
+        0,
+        None,
+    )
+
+
+def test_the_video_document_declares_the_retry_state(client):
+    schema = client.get("/api/openapi.json").get_json()["components"]["schemas"]["Video"]
+    assert {"subtitleStatus", "fetchAttempts", "nextRetryAt"} <= set(schema["properties"])
 
 
 def test_full_subtitles_need_unexpired_access(client, app, indexed):

@@ -152,6 +152,8 @@ def video_json(video) -> dict:
         "categoryId": video.category_id,
         "subtitleStatus": video.subtitle_status,
         "subtitleType": video.subtitle_type,
+        "fetchAttempts": video.fetch_attempts,
+        "nextRetryAt": video.next_fetch_at,
         "creditCost": calculate_credit_cost(video.duration_seconds),
         "url": watch_url(video.id, None),
     }

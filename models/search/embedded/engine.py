@@ -109,6 +109,15 @@ class EmbeddedEngine:
 
         return self._write(work) if values else 0
 
+    def update_video_documents(self, video_id: str, values: Mapping[str, object]) -> int:
+        """Update the video's fields (VIDEO_FIELDS) of its documents; how many documents."""
+        unknown = set(values) - layout.VIDEO_FIELDS
+        if unknown:
+            raise SearchError(f"cannot update {', '.join(sorted(unknown))} by video")
+        if not values:
+            return 0
+        return self._write(lambda conn: layout.update_video(conn, video_id, values))
+
     # -- reads ----------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchResults:

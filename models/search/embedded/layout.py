@@ -175,6 +175,31 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
     )
 
 
+# What a change on the platform may update on a video's documents: the title shown on
+# each (`video_title`) and the title its video document is found by (`title`).
+VIDEO_FIELDS = frozenset({"video_title", "title"})
+
+
+def update_video(conn: sqlite3.Connection, video_id: str, values: Mapping[str, object]) -> int:
+    """Set VIDEO_FIELDS on the video's documents, in the caller's transaction; the
+    searchable title is tokenised again. Returns how many documents changed."""
+    assignments = ", ".join(f"{name} = ?" for name in values)
+    found = conn.execute(
+        f"UPDATE videos SET {assignments} WHERE video_id = ? RETURNING key, documents, title",
+        (*values.values(), video_id),
+    ).fetchone()
+    if found is None:
+        return 0
+    key, documents, title = found
+    if "title" in values:
+        # Only a video document is found by its title (rowid: the video's first place).
+        conn.execute(
+            "UPDATE documents_fts SET title = ? WHERE rowid = ?",
+            (index_text(title), bounds(key)[0]),
+        )
+    return int(documents)
+
+
 def delete_video(conn: sqlite3.Connection, video_id: str, *, keep: bool = False) -> None:
     """Remove the video's documents; its row too unless `keep` (its key is reused)."""
     for (key,) in conn.execute("SELECT key FROM videos WHERE video_id = ?", (video_id,)):

@@ -241,6 +241,7 @@ def test_videos_request_and_mapping(youtube, fake):
             published_at="2024-05-01T12:34:56.000Z",
             category_id="22",
             deleted=False,
+            channel_title="A channel",
         )
     }
 

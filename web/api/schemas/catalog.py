@@ -306,8 +306,17 @@ class Video(Response):
     like_count: int | None
     published_at: str
     category_id: str | None
-    subtitle_status: str
+    subtitle_status: Literal["pending", "completed", "failed", "unavailable", "deleted"]
     subtitle_type: str | None
+    fetch_attempts: int = Field(
+        ge=0,
+        description="Failed subtitle fetches in a row (0 unless `subtitleStatus` is "
+        "`failed`); fetches are retried after 1 h, 6 h and 24 h",
+    )
+    next_retry_at: Timestamp | None = Field(
+        description="When the failed fetch is tried again; null when no retry is due "
+        "(not failed, or failed for good)"
+    )
     credit_cost: int
     url: str
 

@@ -1,0 +1,74 @@
+"""The ingestion actors that heal: retries of failed fetches sent by the hourly round,
+and the refresh of a channel removed from the platform."""
+
+from __future__ import annotations
+
+from models import ingest
+from models.clock import iso, utcnow
+from models.tables import Channel, Video
+from tasks.channels import (
+    refresh_channel,
+    refresh_due_channels,
+    retry_failed_subtitles,
+    retry_video_subtitles,
+)
+from tests.fakes.platform_files import manual
+from tests.fixtures import take_messages
+
+CH = "UCtask0task0task0task0t1"
+
+
+def _failed_and_due(files, *video_ids):
+    files.channel(CH, list(video_ids))
+    for video_id in video_ids:
+        files.video(video_id, CH, "error")
+    ingest.import_channel(CH)
+    for video_id in video_ids:
+        ingest.fetch_subtitles(video_id)
+    Video.update(next_fetch_at=iso(utcnow())).where(Video.id.in_(video_ids)).execute()
+
+
+def test_the_hourly_round_retries_due_fetches_once_even_when_run_twice(platform_files, stub_broker):
+    # given two failed videos due for their first retry; one now has subtitles
+    _failed_and_due(platform_files, "taskVideo01", "taskVideo02")
+    platform_files.update("videos", "taskVideo01", subtitles=manual("直りました"))
+
+    # when the round runs twice before the worker gets to its messages
+    retry_failed_subtitles()
+    retry_failed_subtitles()
+    messages = take_messages(stub_broker, "subtitles")
+    assert sorted((m["actor_name"], *m["args"]) for m in messages) == [
+        ("retry_video_subtitles", "taskVideo01", 1),
+        ("retry_video_subtitles", "taskVideo01", 1),
+        ("retry_video_subtitles", "taskVideo02", 1),
+        ("retry_video_subtitles", "taskVideo02", 1),
+    ]
+    for message in messages:
+        retry_video_subtitles(*message["args"])
+
+    # then each retry happened once
+    first, second = Video.get_by_id("taskVideo01"), Video.get_by_id("taskVideo02")
+    assert (first.subtitle_status, first.fetch_attempts, first.next_fetch_at) == (
+        "completed",
+        0,
+        None,
+    )
+    assert (second.subtitle_status, second.fetch_attempts) == ("failed", 2)
+    assert second.next_fetch_at > iso(utcnow())
+    retry_failed_subtitles()
+    assert take_messages(stub_broker, "subtitles") == []  # nothing due any more
+
+
+def test_a_removed_channel_is_refreshed_without_error_and_never_again(platform_files, stub_broker):
+    platform_files.channel(CH, ["taskVideo03"])
+    platform_files.video("taskVideo03", CH, manual("さようなら"))
+    ingest.import_channel(CH)
+    Channel.update(updated_at="2026-01-01T00:00:00.000Z").where(Channel.id == CH).execute()
+    platform_files.remove_channel(CH)
+
+    refresh_channel(CH)  # today: NotFoundOnPlatform, retried, then dead-lettered
+
+    assert Channel.get_by_id(CH).subtitle_status == "deleted"
+    assert Video.get_by_id("taskVideo03").subtitle_status == "deleted"
+    refresh_due_channels()
+    assert take_messages(stub_broker, "channels") == []
