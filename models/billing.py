@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 
 from models import outbox
 from models.credits import set_balance_to_plan_limit
@@ -21,7 +22,7 @@ from models.payments import (
     plan_for_price,
     plan_price_id,
 )
-from models.plans import PAID_STATUSES
+from models.plans import PAID_STATUSES, PLAN_RANK
 from models.referrals import pay_referral_reward
 from models.tables import Subscription, SubscriptionRefill, User
 
@@ -126,7 +127,22 @@ def subscription_work(event: WebhookEvent) -> SubscriptionWork | None:
 
 def _first_refill(subscription_id: str, plan: str, period_start: int | None) -> bool:
     """Record that credits were set for this subscription, plan and period; False when
-    they already were (a redelivered or repeated event)."""
+    they already were (a redelivered or repeated event), or when a larger plan of the
+    same subscription was already credited in this period: a downgrade is credited from
+    the next period on, so stepping down and up again refills nothing."""
+    if plan != "free":
+        larger = [p for p, rank in PLAN_RANK.items() if rank > PLAN_RANK.get(plan, 0)]
+        credited_larger = (
+            SubscriptionRefill.select()
+            .where(
+                (SubscriptionRefill.payment_subscription_id == subscription_id)
+                & (SubscriptionRefill.period_start == (period_start or 0))
+                & SubscriptionRefill.plan.in_(larger)
+            )
+            .exists()
+        )
+        if credited_larger:
+            return False
     query = SubscriptionRefill.insert(
         payment_subscription_id=subscription_id, plan=plan, period_start=period_start or 0
     ).on_conflict_ignore()
@@ -213,7 +229,84 @@ class PlanUnavailable(DomainError):
 class AlreadySubscribedToPlan(DomainError):
     code = "already_subscribed"
     status = 409
-    message = "You already have a paid plan."
+    message = "You already have a paid plan; change or cancel it in the billing portal."
+
+
+class NoSubscription(DomainError):
+    code = "no_subscription"
+    status = 409
+    message = "You have no subscription to manage; subscribe to a plan first."
+
+
+# A subscription the member can still manage in the portal: not ended, and started
+# (an `incomplete` one was never paid for).
+MANAGEABLE_STATUSES = (*PAID_STATUSES, "past_due", "unpaid")
+
+
+def managed_subscription(user_id: str) -> Subscription | None:
+    """The subscription the account page shows and the portal manages: the member's
+    largest plan among those not ended, the latest period first."""
+    rows = list(
+        Subscription.select().where(
+            (Subscription.reference_id == user_id) & Subscription.status.in_(MANAGEABLE_STATUSES)
+        )
+    )
+    rows.sort(
+        key=lambda row: (
+            row.status in PAID_STATUSES,
+            PLAN_RANK.get(row.plan, 0),
+            row.period_end or 0,
+        ),
+        reverse=True,
+    )
+    return rows[0] if rows else None
+
+
+@dataclass(frozen=True)
+class SubscriptionSummary:
+    """What the account page says about the subscription: its plan and provider status,
+    and either the day it renews or (cancelled at period end) the day it ends."""
+
+    plan: str
+    status: str
+    renews_on: date | None
+    ends_on: date | None
+
+    @property
+    def paid_up(self) -> bool:
+        return self.status in PAID_STATUSES
+
+
+def _day(ms: int | None) -> date | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC).date()
+
+
+def subscription_summary(user_id: str) -> SubscriptionSummary | None:
+    row = managed_subscription(user_id)
+    if row is None:
+        return None
+    if row.cancel_at_period_end or row.cancel_at:
+        return SubscriptionSummary(
+            row.plan, row.status, None, _day(row.cancel_at or row.period_end)
+        )
+    return SubscriptionSummary(row.plan, row.status, _day(row.period_end), None)
+
+
+def open_billing_portal(user_id: str, base_url: str) -> str:
+    """The address of the provider's billing portal for the member's subscription, from
+    which they come back to the account page; NoSubscription when there is none."""
+    row = managed_subscription(user_id)
+    customer_id = None
+    if row is not None:
+        customer_id = row.payment_customer_id or User.get_by_id(user_id).payment_customer_id
+    if not customer_id:
+        raise NoSubscription()
+    url = get_provider().create_portal_session(
+        customer_id=customer_id, return_url=f"{base_url}/account"
+    )
+    if not url:
+        raise PaymentUnavailable("The provider gave the portal no address.")
+    return url
 
 
 def ensure_payment_customer(user_id: str) -> str:

@@ -333,9 +333,11 @@ def site(settings, stub_broker, stub_worker):
     def wsgi(environ, start_response):
         return holder["app"](environ, start_response)
 
+    previous = get_settings()
     with serve(wsgi) as url:
         holder["app"] = create_app(replace(settings, public_base_url=url))
         yield url
+    use_settings(previous)  # the next test must not inherit this server's address
 
 
 @pytest.fixture

@@ -1,16 +1,30 @@
-"""The local payment provider's checkout page (PAYMENT_BACKEND=local only).
+"""The local payment provider's checkout and billing portal pages (PAYMENT_BACKEND=local
+only).
 
 It stands in for the provider's own hosted page, so its posts need no CSRF token, as
 the real page's would not be ours to protect. Besides Pay and Cancel, a one-time
 checkout offers konbini (paid later): the page then waits for the tester to settle
 the payment or let it lapse, standing in for the buyer at the convenience store.
+
+The portal changes the customer's subscription as the provider's portal is configured
+to (README, Credits, plans and referrals): plus <-> pro (a dearer plan at once, a
+cheaper one at the period end), cancel at the period end, resume; and lets the tester
+end the billing period, standing in for the calendar.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template
+from datetime import UTC, datetime
 
-from models.payments import PaymentNotFound, PaymentRejected, get_provider
+from flask import Blueprint, redirect, render_template, request
+
+from models.payments import (
+    PaymentNotFound,
+    PaymentRejected,
+    get_provider,
+    plan_for_price,
+    plan_price_id,
+)
 from tasks.payments import send_local_events
 
 bp = Blueprint("local_payments", __name__, url_prefix="/_local-payments")
@@ -83,6 +97,105 @@ def settle(session_id):
 @bp.post("/checkout/<session_id>/fail")
 def fail(session_id):
     return _act(session_id, "fail", "page")
+
+
+PLANS = ("plus", "pro")
+PLAN_NAMES = {"plus": "plus（毎月 500 クレジット）", "pro": "pro（毎月 2000 クレジット）"}
+
+
+def _date(unix: int) -> str:
+    moment = datetime.fromtimestamp(unix, UTC)
+    return f"{moment.year}年{moment.month}月{moment.day}日"
+
+
+def _not_found():
+    return render_template("error.html", status=404, message="ポータルが見つかりません。"), 404
+
+
+@bp.get("/portal/<portal_id>")
+def portal(portal_id):
+    provider = get_provider()
+    try:
+        session = provider.portal(portal_id)
+        rows = provider.portal_subscriptions(portal_id)
+    except PaymentNotFound:
+        return _not_found()
+    offers = []
+    for plan in PLANS:
+        price_id = plan_price_id(plan)
+        if price_id:
+            price = provider.get_price(price_id)
+            offers.append(
+                {
+                    "plan": plan,
+                    "price": price_id,
+                    "amount": price.unit_amount,
+                    "currency": price.currency,
+                }
+            )
+    subscriptions = []
+    for row in rows:
+        price = provider.get_price(row.price_id)
+        subscriptions.append(
+            {
+                "id": row.id,
+                "plan": plan_for_price(row.price_id),
+                "price": money(price.unit_amount, price.currency),
+                "status": row.status,
+                "period_end": _date(row.current_period_end),
+                "cancel_at_period_end": bool(row.cancel_at_period_end),
+                "scheduled_plan": plan_for_price(row.scheduled_price_id)
+                if row.scheduled_price_id
+                else None,
+                "amount": price.unit_amount,
+            }
+        )
+    return render_template(
+        "local_payments/portal.html",
+        session=session,
+        subscriptions=subscriptions,
+        offers=offers,
+        plan_names=PLAN_NAMES,
+        money=money,
+    )
+
+
+def _act_in_portal(portal_id, action, *args):
+    """Act on one of the portal's subscriptions (the form's `subscription`), queue the
+    events it produced, and come back to the portal page."""
+    provider = get_provider()
+    try:
+        row = provider.portal_subscription(portal_id, request.form.get("subscription", ""))
+        events = getattr(provider, action)(row.id, *args)
+    except PaymentNotFound:
+        return _not_found()
+    except PaymentRejected as error:
+        return render_template("error.html", status=409, message=str(error)), 409
+    send_local_events(events)
+    return redirect(f"{provider.public_base_url}/_local-payments/portal/{portal_id}", code=303)
+
+
+@bp.post("/portal/<portal_id>/plan")
+def portal_change_plan(portal_id):
+    price_id = plan_price_id(request.form.get("plan", ""))
+    if request.form.get("plan") not in PLANS or not price_id:
+        return render_template("error.html", status=400, message="プランを選んでください。"), 400
+    return _act_in_portal(portal_id, "change_plan", price_id)
+
+
+@bp.post("/portal/<portal_id>/cancel")
+def portal_cancel(portal_id):
+    return _act_in_portal(portal_id, "set_cancel_at_period_end", True)
+
+
+@bp.post("/portal/<portal_id>/resume")
+def portal_resume(portal_id):
+    return _act_in_portal(portal_id, "set_cancel_at_period_end", False)
+
+
+@bp.post("/portal/<portal_id>/end-period")
+def portal_end_period(portal_id):
+    return _act_in_portal(portal_id, "end_period")
 
 
 def init_app(app, csrf):

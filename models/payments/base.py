@@ -146,6 +146,12 @@ class PaymentProvider(Protocol):
 
     def get_subscription(self, subscription_id: str) -> ProviderSubscription: ...
 
+    def create_portal_session(self, *, customer_id: str, return_url: str) -> str:
+        """The address of a billing portal visit where the customer manages their
+        subscriptions (plan change, cancel at period end, resume, payment method) and
+        from which they come back to `return_url`."""
+        ...
+
     def list_ad_payment_intents(
         self, *, created_from: int | None = None, created_to: int | None = None
     ) -> Iterator[PaymentIntent]: ...

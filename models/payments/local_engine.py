@@ -154,9 +154,27 @@ class LocalSubscription(BaseModel):
     metadata = JsonField(default=dict)
     created_at = TextField(default=now_iso)
     updated_at = TextField(default=now_iso)
+    # A plan change waiting for the period end (a downgrade), as the provider's
+    # subscription schedule holds it: the schedule's id and the price it moves to.
+    schedule_id = TextField(null=True)
+    scheduled_price_id = TextField(null=True)
 
     class Meta:
         table_name = "local_payment_subscriptions"
+
+
+class LocalPortalSession(BaseModel):
+    """A customer's visit to the billing portal: whose subscriptions it may change, and
+    where the customer goes back to."""
+
+    id = TextField(primary_key=True)
+    customer_id = TextField()
+    return_url = TextField()
+    created = BigIntegerField()
+    created_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_portal_sessions"
 
 
 def _one_month_later(unix: int) -> int:
@@ -519,6 +537,7 @@ class LocalProvider:
             cancel_at_period_end=bool(row.cancel_at_period_end),
             canceled_at=row.canceled_at * 1000 if row.canceled_at else None,
             ended_at=row.ended_at * 1000 if row.ended_at else None,
+            schedule_id=row.schedule_id,
             metadata=row.metadata,
         )
 
@@ -531,30 +550,37 @@ class LocalProvider:
         renew: bool = False,
         now: int | None = None,
     ) -> list[LocalEvent]:
-        """Change a subscription as the provider's customer portal would: switch its
-        price, cancel at period end (or restore), or start its next billing period."""
+        """Change a subscription as the provider's API would: switch its price now,
+        cancel at period end (or restore), or start its next billing period (taking up
+        the plan change scheduled for it, if any)."""
         now = int(time.time()) if now is None else now
         with write_transaction():
-            row = self._subscription_row(subscription_id)
+            row = self._subscription_row(subscription_id, lock=True)
             changes: dict[str, Any] = {"updated_at": now_iso()}
             if price_id is not None:
                 self._price_row(price_id)
-                changes["price_id"] = price_id
+                changes.update(price_id=price_id, schedule_id=None, scheduled_price_id=None)
             if cancel_at_period_end is not None:
                 changes["cancel_at_period_end"] = int(cancel_at_period_end)
                 changes["canceled_at"] = now if cancel_at_period_end else None
             if renew:
                 changes["current_period_start"] = row.current_period_end
                 changes["current_period_end"] = _one_month_later(row.current_period_end)
+                if row.scheduled_price_id:
+                    changes.update(
+                        price_id=row.scheduled_price_id, schedule_id=None, scheduled_price_id=None
+                    )
             LocalSubscription.update(**changes).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
             return [self._subscription_event("customer.subscription.updated", row)]
 
     def cancel_subscription(self, subscription_id: str, now: int | None = None) -> list[LocalEvent]:
-        """End a subscription now."""
+        """End a subscription now. Ending an ended one does nothing and sends nothing."""
         now = int(time.time()) if now is None else now
         with write_transaction():
-            row = self._subscription_row(subscription_id)
+            row = self._subscription_row(subscription_id, lock=True)
+            if row.status == "canceled":
+                return []
             LocalSubscription.update(
                 status="canceled",
                 ended_at=now,
@@ -564,11 +590,111 @@ class LocalProvider:
             row = self._subscription_row(subscription_id)
             return [self._subscription_event("customer.subscription.deleted", row)]
 
+    # -- the billing portal ----------------------------------------------------------------
+
+    def create_portal_session(self, *, customer_id: str, return_url: str) -> str:
+        """A portal visit for the customer; returns the address of its page."""
+        if LocalCustomer.get_or_none(LocalCustomer.id == customer_id) is None:
+            raise PaymentNotFound(f"No such customer: '{customer_id}'")
+        row = LocalPortalSession.create(
+            id=new_id("bps"),
+            customer_id=customer_id,
+            return_url=return_url,
+            created=int(time.time()),
+        )
+        return f"{self.public_base_url}/_local-payments/portal/{row.id}"
+
+    def portal(self, portal_id: str) -> LocalPortalSession:
+        row = LocalPortalSession.get_or_none(LocalPortalSession.id == portal_id)
+        if row is None:
+            raise PaymentNotFound(f"No such portal session: '{portal_id}'")
+        return row
+
+    def portal_subscriptions(self, portal_id: str) -> list[LocalSubscription]:
+        """The subscriptions the portal shows: the customer's, not yet ended."""
+        row = self.portal(portal_id)
+        return list(
+            LocalSubscription.select()
+            .where(
+                (LocalSubscription.customer_id == row.customer_id)
+                & (LocalSubscription.status != "canceled")
+            )
+            .order_by(LocalSubscription.created_at, LocalSubscription.id)
+        )
+
+    def portal_subscription(self, portal_id: str, subscription_id: str) -> LocalSubscription:
+        """One of the portal's subscriptions (PaymentNotFound for anyone else's)."""
+        for row in self.portal_subscriptions(portal_id):
+            if row.id == subscription_id:
+                return row
+        raise PaymentNotFound(f"No such subscription: '{subscription_id}'")
+
+    def change_plan(
+        self, subscription_id: str, price_id: str, now: int | None = None
+    ) -> list[LocalEvent]:
+        """Switch to another price as the portal is configured to: a dearer one at once
+        (the period is kept, its difference prorated), a cheaper one at the period end (a
+        subscription schedule); choosing the current price drops a scheduled change."""
+        now = int(time.time()) if now is None else now
+        with write_transaction():
+            row = self._subscription_row(subscription_id, lock=True)
+            if row.status == "canceled":
+                raise PaymentRejected("This subscription has ended")
+            if row.cancel_at_period_end:
+                raise PaymentRejected("This subscription is cancelled; resume it first")
+            new = self._price_row(price_id)
+            if not new.active or new.recurring_interval is None:
+                raise PaymentRejected(f"The price {price_id} cannot be subscribed to")
+            current = self._price_row(row.price_id)
+            changes: dict[str, Any]
+            if new.id == current.id:
+                if row.scheduled_price_id is None:
+                    return []
+                changes = {"schedule_id": None, "scheduled_price_id": None}
+            elif new.unit_amount > current.unit_amount:
+                changes = {"price_id": new.id, "schedule_id": None, "scheduled_price_id": None}
+            else:
+                if row.scheduled_price_id == new.id:
+                    return []
+                changes = {
+                    "schedule_id": row.schedule_id or new_id("sub_sched"),
+                    "scheduled_price_id": new.id,
+                }
+            LocalSubscription.update(updated_at=now_iso(), **changes).where(
+                LocalSubscription.id == row.id
+            ).execute()
+            row = self._subscription_row(subscription_id)
+            return [self._subscription_event("customer.subscription.updated", row)]
+
+    def set_cancel_at_period_end(self, subscription_id: str, cancel: bool) -> list[LocalEvent]:
+        """Cancel at the period end, or (`cancel=False`) resume a cancelled one. Asking
+        for the state it is already in changes nothing and sends nothing."""
+        row = self._subscription_row(subscription_id)
+        if row.status == "canceled":
+            raise PaymentRejected("This subscription has ended")
+        if bool(row.cancel_at_period_end) == cancel:
+            return []
+        return self.update_subscription(subscription_id, cancel_at_period_end=cancel)
+
+    def end_period(self, subscription_id: str) -> list[LocalEvent]:
+        """The tester lets the billing period end, standing in for the calendar: a
+        subscription cancelled at period end ends then, any other renews (with its
+        scheduled plan change)."""
+        row = self._subscription_row(subscription_id)
+        if row.status == "canceled":
+            raise PaymentRejected("This subscription has ended")
+        if row.cancel_at_period_end:
+            return self.cancel_subscription(subscription_id, now=row.current_period_end)
+        return self.update_subscription(subscription_id, renew=True)
+
     def _subscription_event(self, event_type: str, row: LocalSubscription) -> LocalEvent:
         return local_events.subscription_event(event_type, row, self._price_row(row.price_id))
 
-    def _subscription_row(self, subscription_id: str) -> LocalSubscription:
-        row = LocalSubscription.get_or_none(LocalSubscription.id == subscription_id)
+    def _subscription_row(self, subscription_id: str, *, lock: bool = False) -> LocalSubscription:
+        query = LocalSubscription.select().where(LocalSubscription.id == subscription_id)
+        if lock and is_postgres():
+            query = query.for_update()
+        row: LocalSubscription | None = query.first()
         if row is None:
             raise PaymentNotFound(f"No such subscription: '{subscription_id}'")
         return row

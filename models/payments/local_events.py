@@ -147,6 +147,7 @@ def _subscription_object(row: LocalSubscription, price: LocalPrice) -> dict[str,
         "cancel_at_period_end": bool(row.cancel_at_period_end),
         "canceled_at": row.canceled_at,
         "ended_at": row.ended_at,
+        "schedule": row.schedule_id,
         "metadata": row.metadata,
         "items": {
             "object": "list",

@@ -13,6 +13,7 @@ from stripe.params import (
     PaymentIntentListParamsCreated,
     PriceCreateParams,
 )
+from stripe.params.billing_portal import SessionCreateParams as PortalSessionCreateParams
 from stripe.params.checkout import SessionCreateParams, SessionCreateParamsLineItem
 
 from models.payments import stripe_events, webhooks
@@ -226,6 +227,17 @@ class StripeProvider:
     def get_subscription(self, subscription_id: str) -> ProviderSubscription:
         with _mapped_errors():
             return subscription_from_object(_dict(self.v1.subscriptions.retrieve(subscription_id)))
+
+    def create_portal_session(self, *, customer_id: str, return_url: str) -> str:
+        # What the portal offers (plan change between the plan prices, downgrades at the
+        # period end, cancel at period end, resume, payment method) is the account's
+        # default portal configuration (README, Credits, plans and referrals).
+        params: PortalSessionCreateParams = {"customer": customer_id, "return_url": return_url}
+        with _mapped_errors():
+            session = self.v1.billing_portal.sessions.create(params=params)
+        if not session.url:
+            raise PaymentUnavailable("The provider gave the portal session no address.")
+        return str(session.url)
 
     def list_ad_payment_intents(
         self, *, created_from: int | None = None, created_to: int | None = None

@@ -13,6 +13,7 @@ from models.payments.local_engine import (
     LocalCheckoutSession,
     LocalCustomer,
     LocalPaymentIntent,
+    LocalPortalSession,
     LocalPrice,
     LocalSubscription,
 )
@@ -113,6 +114,7 @@ LOCAL_MODELS = [
     LocalCheckoutSession,
     LocalPaymentIntent,
     LocalSubscription,
+    LocalPortalSession,
 ]
 
 

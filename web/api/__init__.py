@@ -119,6 +119,7 @@ from web.api import (  # noqa: E402, F401  (attach their routes)
     ads,
     ads_delivery,
     ads_reports,
+    billing,
     credits,
     me,
     openapi,

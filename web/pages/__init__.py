@@ -24,6 +24,7 @@ from models.ads.images import storage
 from models.ads.months import add_months, month_of
 from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
 from models.ads.reports import advertiser_reservation, advertiser_reservations
+from models.billing import subscription_summary
 from models.clock import parse_iso, utcnow
 from models.credits import calculate_credit_cost, has_access
 from models.errors import ValidationError
@@ -206,6 +207,7 @@ def account() -> str:
         user=current_user,
         plan=plan,
         plan_limit=PLAN_LIMITS[plan],
+        subscription=subscription_summary(current_user.id),
         referral_count=referral_count(current_user.id),
         history=library.history(current_user.id)[:20],
         favorites=library.favorites(current_user.id),
