@@ -27,6 +27,12 @@ class InsufficientCredits(DomainError):
     message = "Not enough credits to unlock this video."
 
 
+class NoSubtitles(DomainError):
+    code = "no_subtitles"
+    status = 409
+    message = "This video has no subtitles to unlock."
+
+
 class InvalidCreditAmount(ValueError):
     """grantBonusCredits was given something that is not a positive whole number."""
 
@@ -54,11 +60,15 @@ def unlock_video(user_id: str, video_id: str, now: datetime | None = None) -> Un
 
     `credit_balance` pays first and `bonus_credit` the shortfall, in one conditional
     UPDATE that cannot take either below zero; without enough credits nothing changes.
-    A repeat unlock, before or after expiry, charges again and extends the access.
+    A repeat unlock, before or after expiry, charges again and extends the access. Only
+    a video whose subtitles were fetched (`completed`) can be unlocked: any other status
+    (pending, unavailable, failed, deleted) is refused and nothing is charged.
     """
     video = Video.get_or_none(Video.id == video_id)
     if video is None:
         raise NotFound("No video has this id.")
+    if video.subtitle_status != "completed":
+        raise NoSubtitles()
     cost = calculate_credit_cost(video.duration_seconds)
     now = now or utcnow()
     stamp, expires = iso(now), iso(now + ACCESS_VALIDITY)

@@ -456,6 +456,23 @@ class AdImpressionEvent(BaseModel):
         table_name = "ad_impression_events"
 
 
+class IdempotencyKey(BaseModel):
+    """A member's Idempotency-Key: the request it was first sent with and, once that
+    request finished, its answer (status and JSON body). Kept 24 hours."""
+
+    user = ForeignKeyField(User, column_name="user_id")
+    user_id: ClassVar[Field[str]]
+    idempotency_key = TextField()
+    request = TextField()
+    response_status = IntegerField(null=True)
+    response_body = TextField(null=True)
+    created_at = TextField()
+
+    class Meta:
+        table_name = "idempotency_keys"
+        primary_key = CompositeKey("user", "idempotency_key")
+
+
 ALL_MODELS = [
     User,
     Account,
@@ -481,4 +498,5 @@ ALL_MODELS = [
     AdImpressionEvent,
     OutboxMessage,
     AdStopNotice,
+    IdempotencyKey,
 ]

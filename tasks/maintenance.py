@@ -1,10 +1,11 @@
-"""Housekeeping of sign-in data: expired or revoked sessions and used-up sign-in state."""
+"""Housekeeping: expired or revoked sessions, used-up sign-in state, and idempotency keys
+older than a day."""
 
 from __future__ import annotations
 
 import logging
 
-from models import users, verifications
+from models import idempotency, users, verifications
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -12,7 +13,9 @@ log = logging.getLogger(__name__)
 
 @actor(queue_name="maintenance", max_retries=3)
 def purge_expired_sessions() -> None:
-    """Delete expired sessions and sign-in state. Retries 3 times; a rerun deletes nothing new."""
+    """Delete expired sessions, sign-in state and idempotency keys. Retries 3 times; a
+    rerun deletes nothing new."""
     sessions = users.purge_expired_sessions()
     states = verifications.purge_expired()
-    log.info("purged %d sessions and %d sign-in states", sessions, states)
+    keys = idempotency.purge_expired()
+    log.info("purged %d sessions, %d sign-in states, %d idempotency keys", sessions, states, keys)

@@ -58,6 +58,7 @@ def make_video(channel=None, **overrides) -> Video:
         "title": f"動画{n}",
         "duration_seconds": 600,
         "published_at": "2026-01-01T00:00:00.000Z",
+        "subtitle_status": "completed",  # fetched: what can be read and unlocked
     }
     values.update(overrides)
     return Video.create(**values)

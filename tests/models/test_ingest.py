@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from models import ingest
+from models.credits import NoSubtitles, unlock_video
 from models.platform import QuotaExceeded
 from models.search import SearchQuery, get_engine
 from models.tables import Channel, Video
+from tests.factories import make_user
 from tests.fakes.platform_files import auto, manual
 
 CH = "UCtesttesttesttesttest01"
@@ -73,6 +75,17 @@ def test_each_subtitle_outcome(channel):
     # Title and description are searchable even without subtitles.
     [title_hit] = search("京都").hits
     assert (title_hit.video_id, title_hit.matched_in) == ("noSubs00001", "title")
+
+
+def test_a_track_of_blank_cues_is_no_subtitles_and_cannot_be_unlocked(platform_files):
+    platform_files.channel(CH, ["blankVid001"])
+    platform_files.video("blankVid001", CH, manual(" ", "\n", ""))
+    ingest.import_channel(CH)
+    ingest.fetch_subtitles("blankVid001")
+    assert status("blankVid001") == ("unavailable", None)
+    user = make_user(credit_balance=10)
+    with pytest.raises(NoSubtitles):
+        unlock_video(user.id, "blankVid001")
 
 
 def test_a_video_removed_from_the_platform_is_deleted_with_its_documents(channel):

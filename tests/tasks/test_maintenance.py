@@ -7,9 +7,10 @@ import time
 from datetime import timedelta
 
 from models.clock import iso, utcnow
+from models.idempotency import claim
 from models.payments import LineItem, get_provider
 from models.payments.local_engine import LocalCheckoutSession
-from models.tables import Session, Verification
+from models.tables import IdempotencyKey, Session, Verification
 from models.users import open_session
 from models.verifications import VerificationStore
 from tasks.maintenance import purge_expired_sessions
@@ -18,7 +19,7 @@ from tests.factories import make_user
 from tests.fixtures import take_messages
 
 
-def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
+def test_purge_removes_expired_sessions_old_sign_in_state_and_day_old_idempotency_keys(
     stub_broker, stub_worker
 ):
     user = make_user()
@@ -32,6 +33,11 @@ def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
     VerificationStore().set("old", "x", 1)
     Verification.update(expires_at=past).where(Verification.identifier == "old").execute()
     VerificationStore().set("live", "y", 600)
+    claim(user.id, "old-key", "POST x")
+    claim(user.id, "new-key", "POST x")
+    IdempotencyKey.update(created_at=iso(utcnow() - timedelta(hours=25))).where(
+        IdempotencyKey.idempotency_key == "old-key"
+    ).execute()
 
     purge_expired_sessions.send()
     stub_broker.join(purge_expired_sessions.queue_name)
@@ -42,6 +48,7 @@ def test_purge_removes_expired_and_long_revoked_sessions_and_old_sign_in_state(
 
     assert [s.id for s in Session.select()] == [ids[2]]
     assert [v.identifier for v in Verification.select()] == ["live"]
+    assert [k.idempotency_key for k in IdempotencyKey.select()] == ["new-key"]
 
 
 def test_abandoned_local_checkouts_expire_and_the_expiry_is_announced(stub_broker):

@@ -21,6 +21,7 @@ from web.api.schemas import account
     path=account.VideoPath,
     responses={200: account.Unlocked},
     errors=(402, 409),
+    idempotent=True,
 )
 def unlock(path):
     unlocked = unlock_video(current_user.id, path.video_id)

@@ -12,6 +12,7 @@ from models.payments import webhooks
 from web.api import bp
 from web.api.operation import ADMIN, JSON, MEMBER, MULTIPART, NO_BODY, SIGNED, operation
 from web.api.schemas.common import ErrorBody
+from web.idempotency import HEADER as IDEMPOTENCY_HEADER
 
 REF = "#/components/schemas/{model}"
 SESSION_COOKIE = "subsearch_session"
@@ -139,6 +140,19 @@ def _parameters(spec) -> list[dict]:
                 parameter["description"] = prop.pop("description")
             parameter["schema"] = prop
             parameters.append(parameter)
+    if spec.idempotent:
+        parameters.append(
+            {
+                "name": IDEMPOTENCY_HEADER,
+                "in": "header",
+                "required": False,
+                "description": "One UUID per click: the same key sent again by the same "
+                "member answers the first answer and changes nothing (kept 24 h; 409 "
+                "`request_in_progress` while the first runs, 409 `idempotency_key_reused` "
+                "for another request)",
+                "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+            }
+        )
     if spec.body_kind == SIGNED:
         parameters.append(
             {

@@ -11,16 +11,18 @@ tests checks every answer against the declared model.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from flask import current_app, request
+from flask import current_app, make_response, request
 from flask_login import current_user
 from pydantic import BaseModel
 from pydantic import ValidationError as SchemaError
 
 from models.errors import DomainError, Forbidden, NotFound, ValidationError
 from web.api.schemas.common import ErrorBody
+from web.idempotency import once
 
 PUBLIC, MEMBER, ADMIN = "public", "member", "admin"
 JSON, MULTIPART, SIGNED, NO_BODY = "json", "multipart", "signed", "none"
@@ -59,10 +61,14 @@ class Operation:
     errors: tuple[int, ...] = ()
     redirect: bool = False
     tags: tuple[str, ...] = ()
+    # An Idempotency-Key header makes a repeat answer the first answer (web/idempotency.py)
+    idempotent: bool = False
 
     def error_statuses(self, method: str) -> list[int]:
         """Every error this call can answer, for the document."""
         statuses = {400, *self.errors}
+        if self.idempotent:
+            statuses.add(409)  # the key's first request still runs, or was another
         if self.auth != PUBLIC:
             statuses.add(401)
         if self.auth == ADMIN or (self.auth == MEMBER and method != "GET"):
@@ -90,12 +96,21 @@ def operation(summary: str = "", **declared) -> Callable:
                 kwargs["query"] = parse_query(spec.query)
             if spec.body is not None and spec.body_kind == JSON:
                 kwargs["body"] = json_body(spec.body, required=spec.body_required)
+            if spec.idempotent:
+                return once(_request_identity(), lambda: make_response(view(**kwargs)))
             return view(**kwargs)
 
         run.operation = spec
         return run
 
     return decorate
+
+
+def _request_identity() -> str:
+    """What a request does: method, path and a digest of its body; an Idempotency-Key
+    sent again with another identity is refused."""
+    digest = hashlib.sha256(request.get_data(cache=True)).hexdigest()
+    return f"{request.method} {request.path} {digest}"
 
 
 def _first_line(doc: str | None) -> str:

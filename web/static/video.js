@@ -1,20 +1,51 @@
-// The video page's unlock button: spend the credits, then show the subtitles.
+// The video page's unlock button: spend the credits, then show the subtitles. One click
+// is one charge: the button is disabled while the request runs, and the request carries
+// an Idempotency-Key made for this click, so a request sent twice is charged once.
 (() => {
   const button = document.querySelector("[data-unlock]");
   if (!button) return;
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    // Pages served over plain HTTP have no randomUUID: a version 4 UUID by hand.
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  // The API's messages are English; the page speaks Japanese.
+  const MESSAGES = {
+    insufficient_credits: "クレジットが足りません。プランの登録や紹介でクレジットを増やせます。",
+    no_subtitles: "この動画には字幕がないため、解除できません。",
+    request_in_progress: "処理中です。しばらくお待ちください。",
+    unauthenticated: "ログインしてからもう一度お試しください。",
+  };
+
   button.addEventListener("click", async () => {
+    if (button.disabled) return;
     button.disabled = true;
-    // No body, but sent as JSON: the API takes state changes only as JSON calls.
-    const response = await fetch(`/api/videos/${encodeURIComponent(button.dataset.unlock)}/unlock`, {
-      method: "POST",
-      headers: {"Content-Type": "application/json"},
-      credentials: "same-origin",
-    });
-    if (response.ok) { window.location.reload(); return; }
-    const body = await response.json().catch(() => ({}));
+    button.setAttribute("aria-busy", "true");
     const error = document.querySelector("[data-unlock-error]");
-    error.textContent = (body.error && body.error.message) || "解除できませんでした。";
+    error.hidden = true;
+    let response;
+    try {
+      // No body, but sent as JSON: the API takes state changes only as JSON calls.
+      response = await fetch(`/api/videos/${encodeURIComponent(button.dataset.unlock)}/unlock`, {
+        method: "POST",
+        headers: {"Content-Type": "application/json", "Idempotency-Key": newKey()},
+        credentials: "same-origin",
+      });
+    } catch (failure) {
+      response = null;
+    }
+    if (response && response.ok) { window.location.reload(); return; }
+    const body = response ? await response.json().catch(() => ({})) : {};
+    error.textContent = (body.error && MESSAGES[body.error.code])
+      || "解除できませんでした。通信状況を確かめて、もう一度お試しください。";
     error.hidden = false;
     button.disabled = false;
+    button.removeAttribute("aria-busy");
   });
 })();

@@ -1,0 +1,85 @@
+"""The video page's unlock button in a browser: one click is one charge, however fast it
+is clicked; a video without readable subtitles says why instead of offering it."""
+
+from __future__ import annotations
+
+import os
+
+from playwright.sync_api import expect
+
+from models.tables import User
+from tests.browser.test_purchase_form import sign_in
+from tests.factories import make_user, make_video
+
+# Set to a folder to keep a screenshot of each width (for a person to look at).
+SHOTS = os.environ.get("UNLOCK_PAGE_SCREENSHOTS")
+
+
+def credits_of(user):
+    row = User.get_by_id(user.id)
+    return row.credit_balance + row.bonus_credit
+
+
+def test_a_double_click_unlocks_once_and_shows_the_subtitles(page, site):
+    user = make_user(email="unlock@example.jp", credit_balance=10)
+    video = make_video(duration_seconds=1200)  # 2 credits
+    sign_in(page, site, user.email)
+    sent = []
+    page.on(
+        "request",
+        lambda request: (
+            sent.append(request.headers.get("idempotency-key"))
+            if request.url.endswith("/unlock")
+            else None
+        ),
+    )
+    page.goto(f"{site}/videos/{video.id}")
+    button = page.locator("[data-unlock]")
+    assert button.inner_text() == "2 クレジットで解除"
+    button.scroll_into_view_if_needed()
+    button.dblclick()
+    page.wait_for_selector("section.subtitles ol.segments")
+    assert credits_of(user) == 8
+    assert len(sent) == 1 and len(sent[0]) == 36  # one request, with a UUID for its click
+
+
+def test_the_button_waits_for_the_answer_and_a_refusal_is_said_in_japanese(page, site):
+    user = make_user(email="poor@example.jp", credit_balance=0)
+    video = make_video()
+    sign_in(page, site, user.email)
+    page.goto(f"{site}/videos/{video.id}")
+    # Hold the answer back to look at the button while its request runs
+    held = []
+    page.route("**/unlock", lambda route: held.append(route))
+    page.locator("[data-unlock]").scroll_into_view_if_needed()
+    page.locator("[data-unlock]").click()
+    expect(page.locator("[data-unlock]")).to_be_disabled()
+    assert page.locator("[data-unlock]").get_attribute("aria-busy") == "true"
+    held[0].continue_()
+    error = page.locator("[data-unlock-error]")
+    error.wait_for(state="visible")
+    assert "クレジットが足りません" in error.inner_text()
+    assert page.locator("[data-unlock]").is_enabled()
+
+
+def test_a_video_without_subtitles_says_why_and_offers_no_button(page, site):
+    user = make_user(email="nosubs@example.jp", credit_balance=10)
+    videos = {
+        status: make_video(subtitle_status=status)
+        for status in ("unavailable", "pending", "failed")
+    }
+    retrying = make_video(subtitle_status="failed", next_fetch_at="2026-11-24T03:00:00.000Z")
+    sign_in(page, site, user.email)
+    for status, video in videos.items():
+        for width in (375, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{site}/videos/{video.id}")
+            assert page.locator("[data-unlock]").count() == 0
+            notice = page.locator(f"[data-subtitle-status={status}]")
+            assert notice.is_visible()
+            assert "字幕" in notice.inner_text()
+            if SHOTS:
+                page.screenshot(path=f"{SHOTS}/video-{status}-{width}.png", full_page=True)
+    page.goto(f"{site}/videos/{retrying.id}")
+    assert "2026-11-24 03:00" in page.locator("[data-subtitle-status=failed]").inner_text()
+    assert credits_of(user) == 10
