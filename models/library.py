@@ -112,3 +112,35 @@ def favorites(user_id: str) -> list[tuple[FavoriteChannel, Channel]]:
         .order_by(FavoriteChannel.created_at.desc())
     )
     return [(row, row.channel) for row in rows]
+
+
+CHANNEL_CHOICES_LIMIT = 500
+
+
+def channel_choices(limit: int = CHANNEL_CHOICES_LIMIT) -> list[Channel]:
+    """The channels a search can be narrowed to (the search page's channel filter): live
+    ones (neither deleted nor opted out), the `limit` largest by video count, by title."""
+    largest = (
+        Channel.select()
+        .where(Channel.subtitle_status.not_in(("deleted", "opted_out")))
+        .order_by(Channel.video_count.desc(), Channel.id)
+        .limit(limit)
+    )
+    return sorted(largest, key=lambda channel: (channel.title.casefold(), channel.id))
+
+
+def channels_by_id(channel_ids: tuple[str, ...] | list[str]) -> dict[str, Channel]:
+    """The known channels among `channel_ids` (a search's chosen channels)."""
+    if not channel_ids:
+        return {}
+    return {c.id: c for c in Channel.select().where(Channel.id.in_(list(channel_ids)))}
+
+
+def favorite_channel_ids(user_id: str) -> set[str]:
+    """The ids of the user's favorite channels (to mark them on a page)."""
+    return {
+        row.channel_id
+        for row in FavoriteChannel.select(FavoriteChannel.channel).where(
+            FavoriteChannel.user == user_id
+        )
+    }

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
+from typing import NamedTuple
 from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, abort, redirect, render_template, request, send_from_directory
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    g,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+)
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response as HttpResponse
 
@@ -30,13 +40,14 @@ from models.credits import calculate_credit_cost, has_access
 from models.errors import ValidationError
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
-from models.search import get_engine
+from models.search import SearchQuery, get_engine
 from models.tables import Channel, Video
 from web.api.operation import parse_path, parse_query
 from web.api.schemas.account import VideoPath
 from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath, ServedAd
 from web.api.schemas.catalog import SearchParams, total_pages
 from web.charts import daily_lines
+from web.urls import history_search_url, search_url
 
 bp = Blueprint("pages", __name__)
 
@@ -46,23 +57,30 @@ def index() -> str:
     return render_template("index.html")
 
 
+# Lists a search keeps comma-separated in its address, as the API takes them.
+LIST_PARAMS = ("channels", "target")
+
+
 @bp.get("/search")
 def search() -> str | tuple[str, int] | HttpResponse:
     """Results by video (the API's `groupBy=video`): one card per video with its best
     moments, pages over videos, and the ads between and below them (README, Direct
-    ads: delivery, measurement and reports)."""
+    ads: delivery, measurement and reports). The filters (channels, targets, sort) are
+    in the address under the API's names, so a link restores the whole search."""
     if not (request.args.get("q") or "").strip():
         return redirect("/")
+    joined = _joined_list_params()
+    if joined is not None:
+        return redirect(joined)
     try:
         query = parse_query(SearchParams, known_only=True).search_query()
     except ValidationError as error:
         return render_template("error.html", status=400, message=error.message), 400
-    results = library.search_videos(
-        current_user.id if current_user.is_authenticated else None, query
-    )
+    user_id = current_user.id if current_user.is_authenticated else None
+    results = library.search_videos(user_id, query)
 
     def page_link(page: int) -> str:
-        return urlencode({**request.args.to_dict(), "page": page})
+        return search_url(query, page=page)
 
     ads = None
     if ads_enabled_for(current_user):
@@ -76,10 +94,70 @@ def search() -> str | tuple[str, int] | HttpResponse:
         results=results,
         total_pages=max(1, total_pages(results.total_videos, query.per_page)),
         page_link=page_link,
+        filters=_search_filters(user_id, query),
+        default=SearchQuery(q=query.q),
         ads=ads,
         midroll_every=MIDROLL_EVERY_HITS,
         ad_label=ad_label(),
     )
+
+
+def _joined_list_params() -> str | None:
+    """The address with each list parameter sent more than once (the filter form's
+    checkboxes) joined with commas, sorted, as the API takes it; None when the address
+    already is so."""
+    if all(len(request.args.getlist(key)) <= 1 for key in LIST_PARAMS):
+        return None
+    args = request.args.copy()
+    for key in LIST_PARAMS:
+        values = sorted({v.strip() for v in request.args.getlist(key) if v.strip()})
+        if values:
+            args.setlist(key, [",".join(values)])
+        else:
+            args.poplist(key)
+    return request.path + "?" + urlencode(list(args.items(multi=True)), safe=",")
+
+
+class SearchFilters(NamedTuple):
+    """The search page's channel filter: the member's favourites first, then the other
+    channels one may choose; `chosen` are the query's channels (unknown ids by id)."""
+
+    favourites: list[Channel]
+    others: list[Channel]
+    chosen: list[SimpleNamespace]
+
+
+def _search_filters(user_id: str | None, query: SearchQuery) -> SearchFilters:
+    favourites = [channel for _, channel in library.favorites(user_id)] if user_id else []
+    shown = {channel.id for channel in favourites}
+    others = [c for c in library.channel_choices() if c.id not in shown]
+    shown |= {channel.id for channel in others}
+    known = library.channels_by_id(query.channels)
+    chosen = [
+        SimpleNamespace(
+            id=channel_id, title=known[channel_id].title if channel_id in known else channel_id
+        )
+        for channel_id in query.channels
+    ]
+    # A chosen channel beyond the list stays choosable, so the form keeps it.
+    others += [known[c.id] for c in chosen if c.id not in shown and c.id in known]
+    return SearchFilters(favourites, others, chosen)
+
+
+@bp.app_template_global()
+def favourite_channel_ids() -> frozenset[str]:
+    """The signed-in member's favourite channels, read once a request, for the favourite
+    toggles (templates/_favourite.html); empty when signed out."""
+    if not current_user.is_authenticated:
+        return frozenset()
+    if "favourite_channel_ids" not in g:
+        g.favourite_channel_ids = frozenset(library.favorite_channel_ids(current_user.id))
+    ids: frozenset[str] = g.favourite_channel_ids
+    return ids
+
+
+# The one link to a history entry's search, for every template (the account page).
+bp.add_app_template_global(history_search_url)
 
 
 @bp.get("/videos/<video_id>")
