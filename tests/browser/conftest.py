@@ -54,3 +54,16 @@ def page(browser, site):
     page = context.new_page()
     yield page
     context.close()
+
+
+@pytest.fixture
+def violations(page):
+    """Every message the browser logs about a refused resource or script."""
+    found = []
+    page.on(
+        "console",
+        lambda message: (
+            found.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return found

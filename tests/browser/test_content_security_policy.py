@@ -34,19 +34,6 @@ def video(platform_files):
     return VIDEO
 
 
-@pytest.fixture
-def violations(page):
-    """Every message the browser logs about a refused resource or script."""
-    found = []
-    page.on(
-        "console",
-        lambda message: (
-            found.append(message.text) if "Content Security Policy" in message.text else None
-        ),
-    )
-    return found
-
-
 def sign_in_via_form(page, site, email, next_path=None):
     page.goto(f"{site}/login" + (f"?next={next_path}" if next_path else ""))
     page.fill("input[name=email]", email)

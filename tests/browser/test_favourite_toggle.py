@@ -18,19 +18,6 @@ def channels(platform_files):
     index_two_channels(platform_files)
 
 
-@pytest.fixture
-def violations(page):
-    """Every message the browser logs about a refused resource or script."""
-    found = []
-    page.on(
-        "console",
-        lambda message: (
-            found.append(message.text) if "Content Security Policy" in message.text else None
-        ),
-    )
-    return found
-
-
 def api_favourites(page, site) -> list[str]:
     answer = page.request.get(f"{site}/api/favorites")
     assert answer.status == 200
