@@ -6,7 +6,7 @@ from flask import jsonify
 from flask_login import current_user
 
 from models import library
-from models.credits import calculate_credit_cost, has_access
+from models.credits import has_access
 from models.errors import DomainError, NotFound
 from models.search import get_engine
 from models.tables import Channel, Video
@@ -14,7 +14,6 @@ from web.api import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import catalog
 from web.api.schemas.account import VideoPath
-from web.api.schemas.catalog import watch_url
 
 
 class Locked(DomainError):
@@ -41,24 +40,10 @@ def search(query):
     return jsonify(answer.as_json())
 
 
-def _history_json(entry) -> dict:
-    return {
-        "id": entry.id,
-        "query": entry.query,
-        "channels": [c for c in entry.channels.split(",") if c],
-        "target": entry.target.split(","),
-        "sort": entry.sort,
-        "semantic": bool(entry.semantic),
-        "sr": entry.sr,
-        "searchedAt": entry.searched_at,
-        "createdAt": entry.created_at,
-    }
-
-
 @bp.get("/search/history")
 @operation("Own search history, newest first", auth=MEMBER, responses={200: catalog.History})
 def search_history():
-    return jsonify(history=[_history_json(e) for e in library.history(current_user.id)])
+    return jsonify(catalog.History.of(library.history(current_user.id)).as_json())
 
 
 @bp.delete("/search/history/<int:entry_id>")
@@ -80,28 +65,10 @@ def clear_search_history():
     return "", 204
 
 
-def channel_json(channel) -> dict:
-    return {
-        "id": channel.id,
-        "title": channel.title,
-        "handle": channel.handle,
-        "thumbnailUrl": channel.thumbnail_url,
-        "subtitleStatus": channel.subtitle_status,
-        "videoCount": channel.video_count,
-        "country": channel.country,
-        "subscriberCount": channel.subscriber_count,
-    }
-
-
 @bp.get("/favorites")
 @operation("Own favorite channels", auth=MEMBER, responses={200: catalog.Favorites})
 def favorites():
-    return jsonify(
-        favorites=[
-            {**channel_json(channel), "channelId": channel.id, "createdAt": row.created_at}
-            for row, channel in library.favorites(current_user.id)
-        ]
-    )
+    return jsonify(catalog.Favorites.of(library.favorites(current_user.id)).as_json())
 
 
 @bp.put("/favorites/<channel_id>")
@@ -136,27 +103,7 @@ def channel(path):
     found = Channel.get_or_none(Channel.id == path.channel_id)
     if found is None:
         raise NotFound("No channel has this id.")
-    return jsonify(channel_json(found))
-
-
-def video_json(video) -> dict:
-    return {
-        "id": video.id,
-        "channelId": video.channel_id,
-        "title": video.title,
-        "thumbnailUrl": video.thumbnail_url,
-        "durationSeconds": video.duration_seconds,
-        "viewCount": video.view_count,
-        "likeCount": video.like_count,
-        "publishedAt": video.published_at,
-        "categoryId": video.category_id,
-        "subtitleStatus": video.subtitle_status,
-        "subtitleType": video.subtitle_type,
-        "fetchAttempts": video.fetch_attempts,
-        "nextRetryAt": video.next_fetch_at,
-        "creditCost": calculate_credit_cost(video.duration_seconds),
-        "url": watch_url(video.id, None),
-    }
+    return jsonify(catalog.Channel.of(found).as_json())
 
 
 @bp.get("/videos/<video_id>")
@@ -165,7 +112,7 @@ def video(path):
     found = Video.get_or_none(Video.id == path.video_id)
     if found is None:
         raise NotFound("No video has this id.")
-    return jsonify(video_json(found))
+    return jsonify(catalog.Video.of(found).as_json())
 
 
 @bp.get("/videos/<video_id>/subtitles")
@@ -183,7 +130,4 @@ def subtitles(path):
     if not has_access(current_user, video_id):
         raise Locked()
     segments = get_engine().video_segments(video_id)
-    return jsonify(
-        videoId=video_id,
-        segments=[{"start": s.start, "end": s.end, "text": s.text} for s in segments],
-    )
+    return jsonify(catalog.Subtitles.of(video_id, segments).as_json())

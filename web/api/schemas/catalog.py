@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, RootModel, Tag, field_validator
 
+from models import tables
+from models.credits import calculate_credit_cost
 from models.search import DEFAULT_SEMANTIC_RATIO, SORTS, TARGETS, TOTAL_VIDEOS_CAP, SearchQuery
 from models.search import base as engine
 from web.api.schemas.common import (
@@ -263,9 +265,27 @@ class HistoryEntry(Response):
     searched_at: Timestamp
     created_at: Timestamp
 
+    @classmethod
+    def of(cls, entry: tables.SearchHistory) -> HistoryEntry:
+        return cls(
+            id=entry.id,
+            query=entry.query,
+            channels=[c for c in entry.channels.split(",") if c],
+            target=entry.target.split(","),
+            sort=entry.sort,
+            semantic=bool(entry.semantic),
+            sr=entry.sr,
+            searched_at=entry.searched_at,
+            created_at=entry.created_at,
+        )
+
 
 class History(Response):
     history: list[HistoryEntry]
+
+    @classmethod
+    def of(cls, entries: list[tables.SearchHistory]) -> History:
+        return cls(history=[HistoryEntry.of(entry) for entry in entries])
 
 
 class HistoryEntryPath(PathParams):
@@ -286,6 +306,23 @@ class Channel(Response):
     country: str | None
     subscriber_count: int | None
 
+    @classmethod
+    def fields_of(cls, channel: tables.Channel) -> dict[str, Any]:
+        return {
+            "id": channel.id,
+            "title": channel.title,
+            "handle": channel.handle,
+            "thumbnail_url": channel.thumbnail_url,
+            "subtitle_status": channel.subtitle_status,
+            "video_count": channel.video_count,
+            "country": channel.country,
+            "subscriber_count": channel.subscriber_count,
+        }
+
+    @classmethod
+    def of(cls, channel: tables.Channel) -> Channel:
+        return cls(**cls.fields_of(channel))
+
 
 class Favorite(Channel):
     channel_id: str
@@ -294,6 +331,19 @@ class Favorite(Channel):
 
 class Favorites(Response):
     favorites: list[Favorite]
+
+    @classmethod
+    def of(cls, rows: list[tuple[tables.FavoriteChannel, tables.Channel]]) -> Favorites:
+        return cls(
+            favorites=[
+                Favorite(
+                    **Channel.fields_of(channel),
+                    channel_id=channel.id,
+                    created_at=row.created_at,
+                )
+                for row, channel in rows
+            ]
+        )
 
 
 class Video(Response):
@@ -320,6 +370,26 @@ class Video(Response):
     credit_cost: int
     url: str
 
+    @classmethod
+    def of(cls, video: tables.Video) -> Video:
+        return cls(
+            id=video.id,
+            channel_id=video.channel_id,
+            title=video.title,
+            thumbnail_url=video.thumbnail_url,
+            duration_seconds=video.duration_seconds,
+            view_count=video.view_count,
+            like_count=video.like_count,
+            published_at=video.published_at,
+            category_id=video.category_id,
+            subtitle_status=video.subtitle_status,
+            subtitle_type=video.subtitle_type,
+            fetch_attempts=video.fetch_attempts,
+            next_retry_at=video.next_fetch_at,
+            credit_cost=calculate_credit_cost(video.duration_seconds),
+            url=watch_url(video.id, None),
+        )
+
 
 class Segment(Response):
     start: float
@@ -330,3 +400,10 @@ class Segment(Response):
 class Subtitles(Response):
     video_id: str
     segments: list[Segment]
+
+    @classmethod
+    def of(cls, video_id: str, segments: list[engine.Segment]) -> Subtitles:
+        return cls(
+            video_id=video_id,
+            segments=[Segment(start=s.start, end=s.end, text=s.text) for s in segments],
+        )
