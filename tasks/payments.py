@@ -56,7 +56,11 @@ def send_local_events(events: Iterable[LocalEvent]) -> None:
 
 @actor(queue_name="payments", max_retries=3)
 def expire_local_checkouts():
-    """Expire local checkouts past their time and announce it. A rerun finds none left."""
+    """The local provider's clock: expire checkouts past their time and end the periods
+    of subscriptions past theirs (renew, or end a cancelled one), and announce it. A
+    rerun finds none left."""
     if get_settings().payment_backend != "local":
         return
-    send_local_events(get_provider().expire_due())
+    provider = get_provider()
+    send_local_events(provider.expire_due())
+    send_local_events(provider.end_due_periods())

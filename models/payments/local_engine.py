@@ -687,6 +687,27 @@ class LocalProvider:
             return self.cancel_subscription(subscription_id, now=row.current_period_end)
         return self.update_subscription(subscription_id, renew=True)
 
+    def end_due_periods(self, now: int | None = None) -> list[LocalEvent]:
+        """The calendar of local subscriptions, as the provider keeps it: every live
+        subscription whose period has ended renews (taking up a scheduled plan change),
+        or ends when it was cancelled at period end. Each is checked again under its
+        lock, so two runs at once end a period once."""
+        now = int(time.time()) if now is None else now
+        due = [
+            row.id
+            for row in LocalSubscription.select(LocalSubscription.id).where(
+                (LocalSubscription.status == "active")
+                & (LocalSubscription.current_period_end <= now)
+            )
+        ]
+        events: list[LocalEvent] = []
+        for subscription_id in due:
+            with write_transaction():
+                row = self._subscription_row(subscription_id, lock=True)
+                if row.status == "active" and row.current_period_end <= now:
+                    events.extend(self.end_period(subscription_id))
+        return events
+
     def _subscription_event(self, event_type: str, row: LocalSubscription) -> LocalEvent:
         return local_events.subscription_event(event_type, row, self._price_row(row.price_id))
 

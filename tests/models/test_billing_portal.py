@@ -23,6 +23,7 @@ from models.payments.local_engine import LocalSubscription
 from models.payments.stripe_engine import StripeProvider
 from models.plans import plan_of
 from models.tables import Subscription, User
+from tests.concurrency import at_once
 from tests.factories import make_user
 from tests.fakes.http import serve
 from tests.models.test_subscription_events import balance, spend, subscribe
@@ -291,3 +292,35 @@ def test_the_portal_uses_the_users_customer_when_the_row_has_none(user):
     User.update(payment_customer_id=customer).where(User.id == user.id).execute()
     provider = get_provider()
     assert [row.id for row in provider.portal_subscriptions(portal_of(user))] == [sub]
+
+
+# -- the local provider's calendar --------------------------------------------------------
+
+
+def test_a_local_subscription_renews_by_itself_when_its_period_ends_once(user):
+    # Given a plus member whose period has just ended, credits partly spent
+    sub = subscribed(user)
+    spend(user, 100)
+    ended = LocalSubscription.get_by_id(sub).current_period_end
+    provider = get_provider()
+    assert provider.end_due_periods(now=ended - 1) == []  # not yet
+    # When the provider's clock runs twice at once
+    runs = at_once(lambda _: provider.end_due_periods(now=ended), [0, 1])
+    events = [event for run in runs for event in run]
+    # Then the period ended once: one renewal, the next period, a refill
+    assert [event.event.deleted for event in events] == [False]
+    apply(events)
+    row = LocalSubscription.get_by_id(sub)
+    assert (row.current_period_start, row.status) == (ended, "active")
+    assert balance(user) == 500
+
+
+def test_a_local_subscription_cancelled_at_period_end_ends_by_itself(user):
+    sub = subscribed(user, "price_local_pro")
+    provider = get_provider()
+    apply(provider.update_subscription(sub, cancel_at_period_end=True))
+    ended = LocalSubscription.get_by_id(sub).current_period_end
+    apply(provider.end_due_periods(now=ended))
+    assert LocalSubscription.get_by_id(sub).status == "canceled"
+    assert plan_of(user.id) == "free"
+    assert provider.end_due_periods(now=ended + 86400) == []  # an ended one stays ended
