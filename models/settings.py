@@ -76,6 +76,23 @@ def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
+def _absolute(path: str) -> str:
+    """A relative path is taken from the working directory, once, when settings load:
+    Flask would otherwise resolve a relative folder from the web package."""
+    return str(Path(path).expanduser().absolute())
+
+
+def _dev_default_country(env: Mapping[str, str], app_env: str) -> str | None:
+    """DEV_DEFAULT_COUNTRY (default JP): the country of a development request without
+    Edge-IPCountry. Ignored outside development: the edge always sends the header."""
+    if app_env != "development":
+        return None
+    value = _text(env, "DEV_DEFAULT_COUNTRY", "JP").upper()
+    if len(value) != 2 or not value.isalpha():
+        raise ConfigError(f"DEV_DEFAULT_COUNTRY must be a two-letter country code (got {value!r})")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     app_env: str = "development"
@@ -109,6 +126,7 @@ class Settings:
     session_days: int = 30
     queue_dead_letter_days: int = 30
     queue_broker: str = "redis"
+    dev_default_country: str | None = None
 
     @property
     def is_production(self) -> bool:
@@ -151,7 +169,7 @@ def load_settings(
         search_host=search_host,
         search_api_key=_text(env, "SEARCH_API_KEY"),
         search_master_key=_text(env, "SEARCH_MASTER_KEY"),
-        search_path=_text(env, "SEARCH_EMBEDDED_PATH", "var/search.db"),
+        search_path=_absolute(_text(env, "SEARCH_EMBEDDED_PATH", "var/search.db")),
         payment_backend=_choice(
             env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
         ),
@@ -168,7 +186,7 @@ def load_settings(
         video_api_backend=_choice(env, "VIDEO_API_BACKEND", "fixture", ("fixture", "youtube")),
         video_api_key=_text(env, "VIDEO_API_KEY"),
         video_fixture_dir=_text(env, "VIDEO_FIXTURE_DIR"),
-        upload_dir=_text(env, "UPLOAD_DIR", "var/uploads"),
+        upload_dir=_absolute(_text(env, "UPLOAD_DIR", "var/uploads")),
         public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),
         service_name=_text(env, "SERVICE_NAME", "subsearch"),
@@ -176,6 +194,7 @@ def load_settings(
         session_days=_int(env, "SESSION_DAYS", 30, minimum=1),
         queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
         queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
+        dev_default_country=_dev_default_country(env, app_env),
     )
     if not settings.support_email:
         host = urlsplit(settings.public_base_url).hostname or "localhost"

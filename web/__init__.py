@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from datetime import timedelta
 from urllib.parse import urlsplit
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 from flask import Flask, g, request
 from flask_login import current_user
@@ -67,7 +69,23 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.payment_backend == "local":
         local_payments.init_app(app, csrf)
     app.before_request(_backfill_country)
+    if settings.dev_default_country:
+        app.wsgi_app = DefaultCountry(app.wsgi_app, settings.dev_default_country)  # type: ignore[method-assign]
     return app
+
+
+class DefaultCountry:
+    """Development only (DEV_DEFAULT_COUNTRY): a request without Edge-IPCountry is
+    taken as coming from the default country, so a local browser sees what a visitor
+    from it sees. Production never gets here: the edge sets the header."""
+
+    def __init__(self, wsgi_app: WSGIApplication, country: str):
+        self.wsgi_app = wsgi_app
+        self.country = country
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        environ.setdefault("HTTP_EDGE_IPCOUNTRY", self.country)
+        return self.wsgi_app(environ, start_response)
 
 
 # Where pages load from besides this site: video thumbnails from the platform's image

@@ -25,7 +25,7 @@ def test_development_defaults():
     assert settings.payment_backend == "local"
     assert settings.dev_login is True
     assert settings.video_api_backend == "fixture"
-    assert settings.upload_dir == "var/uploads"
+    assert settings.upload_dir == str(Path.cwd() / "var" / "uploads")
     assert settings.public_base_url == "http://127.0.0.1:8000"
     assert settings.ad_checkout_ttl_minutes == 60
     assert settings.secret_key  # random per start

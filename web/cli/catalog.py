@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from models.db import db as database
+from models.demo import load_demo
 from models.platform.fixture import FixturePlatform
 from models.settings import get_settings
 from tasks.channels import (
@@ -12,7 +14,9 @@ from tasks.channels import (
     refresh_channel,
     refresh_due_channels,
 )
-from web.cli import main
+from web import create_app
+from web.cli import main, open_db
+from web.urls import AD_PAGES
 
 
 @main.group()
@@ -56,3 +60,21 @@ def sample_load() -> None:
     for channel_id in channel_ids:
         import_channel.send(channel_id)
     click.echo(f"enqueued import of {len(channel_ids)} channel(s)")
+    if get_settings().is_production:
+        return
+    _load_demo()
+
+
+def _load_demo() -> None:
+    """The demo advertiser, admin, ads and history (development and test only)."""
+    open_db()
+    app = create_app(get_settings())
+    with app.test_request_context(), database.connection_context():
+        demo = load_demo(AD_PAGES)
+    if demo.created:
+        click.echo(f"demo ad placed on {', '.join(demo.created)}")
+    for reservation in demo.reservations:
+        click.echo(
+            f"demo ad {reservation.id}: {reservation.slot_id} position {reservation.position}"
+        )
+    click.echo(f"demo advertiser: {demo.advertiser.email}, demo admin: {demo.admin.email}")
