@@ -1,38 +1,51 @@
-"""A small server-side line chart (inline SVG) for daily impressions and clicks."""
+"""What the page charts draw: plain series handed to web/static/charts.js (uPlot) through
+a JSON block, and shown again as a table for those who cannot see the chart."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-WIDTH, HEIGHT, PAD = 720, 220, 28
+from datetime import date, timedelta
 
 
-@dataclass(frozen=True)
-class Line:
-    name: str
-    points: str  # SVG polyline points
-    peak: int
+def _every_day(daily: list[dict]) -> list[dict]:
+    """The days from the first to the last, a day missing from the series counted as zero
+    (the admin trend lists only days with figures; a line must not bridge a quiet day)."""
+    known = {day["date"]: day for day in daily}
+    first, last = date.fromisoformat(daily[0]["date"]), date.fromisoformat(daily[-1]["date"])
+    days = (first + timedelta(days=n) for n in range((last - first).days + 1))
+    return [
+        known.get(day.isoformat(), {"date": day.isoformat(), "impressions": 0, "clicks": 0})
+        for day in days
+    ]
 
 
 def daily_lines(daily: list[dict]) -> dict:
-    """Polylines of impressions and clicks, each scaled to its own peak (clicks are far
-    fewer than impressions and would otherwise lie flat)."""
-    if not daily:
-        return {"width": WIDTH, "height": HEIGHT, "lines": [], "first": "", "last": ""}
-    step = (WIDTH - 2 * PAD) / max(1, len(daily) - 1)
-    lines = []
-    for key in ("impressions", "clicks"):
-        values = [int(day[key]) for day in daily]
-        peak = max(values) or 1
-        points = " ".join(
-            f"{PAD + i * step:.1f},{HEIGHT - PAD - (v / peak) * (HEIGHT - 2 * PAD):.1f}"
-            for i, v in enumerate(values)
-        )
-        lines.append(Line(key, points, max(values)))
+    """Impressions and clicks per day (dates ascending, YYYY-MM-DD), each on its own axis;
+    empty when no day has an impression or a click."""
+    days = _every_day(daily) if daily else []
+    empty = not any(int(day["impressions"]) or int(day["clicks"]) for day in days)
     return {
-        "width": WIDTH,
-        "height": HEIGHT,
-        "lines": lines,
-        "first": daily[0]["date"],
-        "last": daily[-1]["date"],
+        "kind": "daily",
+        "empty": empty,
+        "days": [day["date"] for day in days],
+        "impressions": [int(day["impressions"]) for day in days],
+        "clicks": [int(day["clicks"]) for day in days],
+    }
+
+
+def monthly_revenue(rows: list[dict]) -> dict:
+    """Amount received per month (YYYY-MM, ascending), one series per currency (amounts in
+    different currencies are never added together), countries summed."""
+    months = sorted({row["month"] for row in rows})
+    currencies = sorted({row["currency"] for row in rows})
+    amounts = {(currency, month): 0 for currency in currencies for month in months}
+    for row in rows:
+        amounts[(row["currency"], row["month"])] += int(row["amountReceived"])
+    return {
+        "kind": "monthly",
+        "empty": not rows,
+        "months": months,
+        "series": [
+            {"currency": currency, "amounts": [amounts[(currency, m)] for m in months]}
+            for currency in currencies
+        ],
     }

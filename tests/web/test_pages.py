@@ -159,7 +159,7 @@ def test_advertiser_and_report_pages(client, app):
     listing = client.get("/ads").get_data(as_text=True)
     assert f'data-reservation-id="{reservation.id}"' in listing
     detail = client.get(f"/ads/{reservation.id}").get_data(as_text=True)
-    assert "<svg" in detail and "プレビュー" in detail
+    assert "まだデータがありません" in detail and "プレビュー" in detail
     other = app.test_client()
     sign_in(other, make_user())
     assert other.get(f"/ads/{reservation.id}").status_code == 404

@@ -10,7 +10,7 @@ from models.errors import ValidationError
 from web.api.operation import parse_query
 from web.api.schemas import ads
 from web.auth import require_admin_page
-from web.charts import daily_lines
+from web.charts import daily_lines, monthly_revenue
 from workers import deadletters
 from workers.broker import get_broker
 
@@ -57,7 +57,10 @@ def ads_report() -> str | tuple[str, int]:
 
 @bp.get("/revenue")
 def revenue() -> str:
-    return render_template("admin/revenue.html", revenue=ads.Revenue.of(admin.revenue()).as_json())
+    revenue = ads.Revenue.of(admin.revenue()).as_json()
+    return render_template(
+        "admin/revenue.html", revenue=revenue, chart=monthly_revenue(revenue["adRevenue"])
+    )
 
 
 def init_app(app: Flask) -> None:
