@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test test-sqlite test-postgresql browser lint format clean
+.PHONY: help install run test test-sqlite test-postgresql browser lint format clean translations messages screenshots
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -18,24 +18,38 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP) ## Create the virtual environment and install (with dev tools)
+install: $(STAMP) translations ## Create the virtual environment and install (with dev tools)
 
-run: $(STAMP) ## Set up and run web + worker + scheduler on the embedded defaults
+CATALOGS := $(wildcard web/translations/*/LC_MESSAGES/messages.po)
+
+translations: $(STAMP) $(CATALOGS:.po=.mo) ## Compile the gettext catalogs (web/translations)
+
+%.mo: %.po
+	$(BIN)/pybabel compile --statistics -i $< -o $@
+
+messages: $(STAMP) ## Extract the pages' sentences and merge them into the catalogs
+	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -o web/translations/messages.pot --no-location --sort-output --project subsearch .
+	$(BIN)/pybabel update -i web/translations/messages.pot -d web/translations --no-fuzzy-matching --ignore-obsolete
+
+run: $(STAMP) translations ## Set up and run web + worker + scheduler on the embedded defaults
 	@test -f .env || cp .env.sample .env
 	$(BIN)/subsearch dev
 
 test: test-sqlite test-postgresql ## Run every test on SQLite, then on PostgreSQL
 
-browser: ## Install Debian's chromium for the browser tests when it is missing
-	@test -x /usr/bin/chromium || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-	  else echo "Browser tests need Debian's chromium: sudo apt-get install chromium"; exit 1; fi; }
+browser: ## Install Debian's chromium and Japanese fonts for the browser tests when missing
+	@{ test -x /usr/bin/chromium && test -d /usr/share/fonts/opentype/noto; } || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
+	  else echo "Browser tests need Debian's chromium and fonts-noto-cjk: sudo apt-get install chromium fonts-noto-cjk"; exit 1; fi; }
 
-test-sqlite: $(STAMP) browser ## Run every test on SQLite
+test-sqlite: $(STAMP) translations browser ## Run every test on SQLite
 	TEST_DATABASE=sqlite $(BIN)/pytest
 
-test-postgresql: $(STAMP) browser ## Run every test on a throwaway PostgreSQL database
+test-postgresql: $(STAMP) translations browser ## Run every test on a throwaway PostgreSQL database
 	TEST_DATABASE=postgresql $(BIN)/pytest
+
+screenshots: $(STAMP) translations browser ## Take the README's screenshots again (docs/screenshots)
+	DOCS_SCREENSHOTS=docs/screenshots TEST_DATABASE=sqlite $(BIN)/pytest -q tests/browser/test_first_run.py
 
 lint: $(STAMP) ## ruff: lint and format check; mypy: type check (strict on models/)
 	$(BIN)/ruff check .

@@ -71,6 +71,8 @@ class User(BaseModel):
     referred_by_id: ClassVar[Field[str | None]]
     referral_rewarded_at = TextField(null=True)
     country = TextField(null=True)
+    locale = TextField(null=True)
+    time_zone = TextField(null=True)
     created_at = BigIntegerField(default=now_ms)
     updated_at = BigIntegerField(default=now_ms)
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from peewee import IntegrityError
 
-from models.clock import iso, now_iso, utcnow
+from models.clock import iso, now_iso, now_ms, utcnow
 from models.db import db
 from models.errors import NotFound, SignInFailed
 from models.settings import get_settings
@@ -58,6 +58,11 @@ def create_user(*, email: str, name: str, image: str | None = None, verified: bo
     raise AssertionError("unreachable")
 
 
+# Why a sign-in is refused (the pages say these in the reader's words: web/auth.py).
+NO_EMAIL_SHARED = "The identity provider did not share an e-mail address."
+EMAIL_TAKEN = "An account with this e-mail exists; sign in with the method used before."
+
+
 def sign_in_with_identity(issuer: str, subject: str, claims: Mapping[str, object]) -> User:
     """The user linked to (issuer, subject); on first sign-in the user is created from claims.
 
@@ -70,7 +75,7 @@ def sign_in_with_identity(issuer: str, subject: str, claims: Mapping[str, object
 
     email = claims.get("email")
     if not isinstance(email, str) or "@" not in email:
-        raise SignInFailed("The identity provider did not share an e-mail address.")
+        raise SignInFailed(NO_EMAIL_SHARED)
     verified = bool(claims.get("email_verified"))
     name = claims.get("name") or claims.get("preferred_username") or ""
     picture = claims.get("picture")
@@ -82,9 +87,7 @@ def sign_in_with_identity(issuer: str, subject: str, claims: Mapping[str, object
             if user is None:
                 user = create_user(email=email, name=str(name), image=image, verified=verified)
             elif not verified:
-                raise SignInFailed(
-                    "An account with this e-mail exists; sign in with the method used before."
-                )
+                raise SignInFailed(EMAIL_TAKEN)
             Account.create(id=str(uuid.uuid4()), user=user, issuer=issuer, subject=subject)
             return user
     except IntegrityError:
@@ -184,3 +187,11 @@ def purge_expired_sessions(now: datetime | None = None) -> int:
         .execute()
     )
     return purged
+
+
+def set_reading_preferences(user_id: str, *, locale: str | None, time_zone: str | None) -> None:
+    """The user's language and time zone (None: follow the browser). The caller checks
+    the values against the locales and zones it offers."""
+    User.update(locale=locale, time_zone=time_zone, updated_at=now_ms()).where(
+        User.id == user_id
+    ).execute()

@@ -27,6 +27,32 @@ REAL_BROWSER_UA = (
 KEPT_TABLES = frozenset({"schema_migrations", "ad_slots"})
 
 
+def come_to_rest(locator):
+    """Scroll to the element and let two frames pass, as a hand does before it clicks.
+    Chromium routes a click that follows a scroll at once by where a cross-site frame
+    (the video player) was before the scroll, so such a click lands in the player."""
+    locator.scroll_into_view_if_needed()
+    locator.page.evaluate(
+        "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+    return locator
+
+
+def settled_click(locator) -> None:
+    come_to_rest(locator).click()
+
+
+def held_until(page, held: list, timeout_ms: int = 5000) -> list:
+    """Wait until a route handler has held a request (it is called between Playwright
+    calls, not at once), and return what it holds."""
+    waited = 0
+    while not held and waited < timeout_ms:
+        page.wait_for_timeout(20)
+        waited += 20
+    assert held, "the request was never made"
+    return held
+
+
 def drain(broker, worker, queues=("payments", "billing", "batch", "maintenance")) -> None:
     """Run queued work to the end, including the work it queues in turn."""
     for _ in range(3):

@@ -17,7 +17,7 @@ import tasks
 from models.countries import backfill_user_country
 from models.db import db, init_db
 from models.settings import Settings, load_settings, use_settings
-from web import admin, api, auth, dev_login, errors, local_payments, pages
+from web import admin, api, auth, dev_login, errors, i18n, local_payments, pages, preferences
 from web.api.operation import check_response
 
 csrf = CSRFProtect()
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     tasks.setup(settings)  # the broker, with every actor, before any view sends a message
 
+    i18n.init_app(app)
     errors.init_app(app)
     auth.init_app(app)
     dev_login.init_app(app, settings)
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         # Every answer of every test is checked against its declaration.
         app.after_request(check_response)
     pages.init_app(app)
+    preferences.init_app(app, csrf)
     admin.init_app(app)
     csrf.init_app(app)
     _security_headers(app, settings)

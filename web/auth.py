@@ -25,6 +25,8 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext
 from flask_login import LoginManager, current_user, login_user, logout_user
 from requests import RequestException
 
@@ -34,6 +36,7 @@ from models.settings import get_settings
 from models.verifications import VerificationStore
 from tasks.billing import create_payment_customer
 from web.errors import error_response, wants_json
+from web.i18n import ERROR_CODES
 from workers.sending import OnFailure, enqueue
 
 log = logging.getLogger(__name__)
@@ -126,13 +129,19 @@ def login():
         except (RequestException, AuthlibBaseError, ValueError):
             log.exception("identity provider unreachable")
             return render_template(
-                "error.html", status=503, message="サインインのサービスに接続できません。"
+                "error.html", status=503, message=_("Cannot reach the sign-in service.")
             ), 503
     if settings.dev_login:
         return render_template("login.html", next_path=next_path)
-    return render_template(
-        "error.html", status=503, message="サインインが設定されていません。"
-    ), 503
+    return render_template("error.html", status=503, message=_("Sign-in is not set up.")), 503
+
+
+SIGN_IN_REFUSALS = {
+    users.NO_EMAIL_SHARED: lazy_gettext("The identity provider did not share an e-mail address."),
+    users.EMAIL_TAKEN: lazy_gettext(
+        "An account with this e-mail exists. Sign in the way you did before."
+    ),
+}
 
 
 @bp.get("/auth/callback")
@@ -141,9 +150,7 @@ def callback():
         abort(404)
     if request.args.get("error"):
         # The person declined at the provider (or the provider refused).
-        return render_template(
-            "error.html", status=400, message="サインインがキャンセルされました。"
-        ), 400
+        return render_template("error.html", status=400, message=_("Sign-in was cancelled.")), 400
     try:
         token = _oidc().authorize_access_token()
         claims = token.get("userinfo") or _oidc().userinfo(token=token)
@@ -153,14 +160,15 @@ def callback():
         return render_template(
             "error.html",
             status=400,
-            message="サインインを完了できませんでした。もう一度お試しください。",
+            message=_("Sign-in could not be completed. Please try again."),
         ), 400
     issuer = claims.get("iss") or get_settings().oidc_issuer
     next_path = _safe_next(session.get("next"))
     try:
         user = users.sign_in_with_identity(issuer, str(claims["sub"]), dict(claims))
     except SignInFailed as error:
-        return render_template("error.html", status=400, message=error.message), 400
+        message = SIGN_IN_REFUSALS.get(error.message, ERROR_CODES["sign_in_failed"])
+        return render_template("error.html", status=400, message=str(message)), 400
     start_session(user)
     return redirect(next_path)
 
@@ -190,5 +198,5 @@ def require_admin_page():
     if not current_user.is_authenticated:
         return current_app.login_manager.unauthorized()
     if not current_user.is_admin:
-        raise Forbidden("管理者のみが利用できます。")
+        raise Forbidden("Administrators only.")
     return None

@@ -18,9 +18,12 @@ def _every_day(daily: list[dict]) -> list[dict]:
     ]
 
 
-def daily_lines(daily: list[dict]) -> dict:
+def daily_lines(daily: list[dict], until: date | None = None) -> dict:
     """Impressions and clicks per day (dates ascending, YYYY-MM-DD), each on its own axis;
-    empty when no day has an impression or a click."""
+    days after `until` (today: a month still running) are left out rather than drawn as
+    zeros; empty when no day has an impression or a click."""
+    if until is not None:
+        daily = [day for day in daily if day["date"] <= until.isoformat()]
     days = _every_day(daily) if daily else []
     empty = not any(int(day["impressions"]) or int(day["clicks"]) for day in days)
     return {

@@ -6,12 +6,15 @@ from __future__ import annotations
 import logging
 
 from flask import jsonify, render_template, request
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from models.errors import DomainError, ValidationError
 from models.payments import PaymentError, PaymentUnavailable
 from models.search import SearchError
+from web.i18n import ERROR_CODES
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,28 @@ MESSAGES = {
 }
 
 
+# What the pages (not the API) say, in the reader's words.
+PAGE_MESSAGES = {
+    400: lazy_gettext("Please check what you entered."),
+    401: lazy_gettext("Please sign in to continue."),
+    403: lazy_gettext("You do not have access to this."),
+    404: lazy_gettext("This page does not exist."),
+    405: lazy_gettext("This page cannot be used this way."),
+    413: lazy_gettext("What you sent is too large."),
+    415: lazy_gettext("This kind of file is not accepted."),
+    429: lazy_gettext("Too many requests. Wait a moment and try again."),
+    500: lazy_gettext("Something went wrong on our side."),
+    503: lazy_gettext("The service is busy. Try again in a moment."),
+}
+
+
+def page_message(status: int, code: str | None = None) -> str:
+    """The reader's sentence for a failure: its code's words, else its status's."""
+    if code and code in ERROR_CODES and code not in CODES.values():
+        return str(ERROR_CODES[code])
+    return str(PAGE_MESSAGES.get(status, _("Something went wrong.")))
+
+
 def error_response(status: int, code: str | None = None, message: str | None = None, fields=None):
     body = {
         "code": code or CODES.get(status, "error"),
@@ -65,7 +90,7 @@ def handle_domain_error(error: DomainError):
         log.info("%s %s refused: %s", request.method, request.path, error.fields)
     if wants_json():
         return error_response(error.status, error.code, error.message, error.fields)
-    return _page(error.status, error.message)
+    return _page(error.status, page_message(error.status, error.code))
 
 
 def handle_http_error(error: HTTPException):
@@ -79,7 +104,7 @@ def handle_http_error(error: HTTPException):
         return response
     if 300 <= status < 400:
         return error
-    return _page(status, MESSAGES.get(status, error.description or ""))
+    return _page(status, page_message(status))
 
 
 def handle_payment_error(error: PaymentError):
@@ -92,7 +117,9 @@ def handle_payment_error(error: PaymentError):
         message = "The payment provider refused the request."
     if wants_json():
         return error_response(status, code, message)
-    return _page(status, message)
+    if status == 503:
+        return _page(status, _("The payment provider is not answering; try again shortly."))
+    return _page(status, _("The payment provider refused the request."))
 
 
 def handle_search_error(error: SearchError):
@@ -100,20 +127,20 @@ def handle_search_error(error: SearchError):
     message = "Search is not available right now; try again shortly."
     if wants_json():
         return error_response(503, "unavailable", message)
-    return _page(503, message)
+    return _page(503, _("Search is not available right now; try again shortly."))
 
 
 def handle_csrf_error(error: CSRFError):
     if wants_json():
         return error_response(400, "invalid_request", "The form has expired; reload and try again.")
-    return _page(400, "フォームの有効期限が切れました。再読み込みしてもう一度お試しください。")
+    return _page(400, _("The form has expired; reload and try again."))
 
 
 def handle_unexpected(error: Exception):
     log.exception("unhandled error on %s %s", request.method, request.path)
     if wants_json():
         return error_response(500)
-    return _page(500, MESSAGES[500])
+    return _page(500, page_message(500))
 
 
 # Their only query parameter is an opaque view token, checked by signature and never

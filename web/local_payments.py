@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from flask import Blueprint, redirect, render_template, request
+from flask_babel import gettext as _
 
 from models.payments import (
     PaymentNotFound,
@@ -25,18 +26,22 @@ from models.payments import (
     plan_for_price,
     plan_price_id,
 )
+from models.plans import PLAN_LIMITS
 from tasks.payments import send_local_events
+from web.i18n import day, plan_label
+from web.i18n import price as format_price
 
 bp = Blueprint("local_payments", __name__, url_prefix="/_local-payments")
 
-ZERO_DECIMAL = {"jpy", "krw", "vnd", "clp", "pyg", "ugx", "xaf", "xof"}
 
-
-def money(amount: int, currency: str) -> str:
-    if currency.lower() in ZERO_DECIMAL:
-        symbol = "¥" if currency.lower() == "jpy" else ""
-        return f"{symbol}{amount:,} {currency.upper()}"
-    return f"{amount / 100:,.2f} {currency.upper()}"
+def line_label(price_id: str) -> str:
+    """What a checkout line buys, as a person says it (the price id is small print)."""
+    plan = plan_for_price(price_id)
+    if plan:
+        return _("%(plan)s plan", plan=plan_label(plan))
+    if price_id.startswith("price_local_ad_"):
+        return _("Ad position, 1 month")
+    return price_id
 
 
 @bp.get("/checkout/<session_id>")
@@ -45,15 +50,17 @@ def checkout(session_id):
     try:
         row = provider.checkout(session_id)
     except PaymentNotFound:
-        return render_template("error.html", status=404, message="決済が見つかりません。"), 404
+        return render_template(
+            "error.html", status=404, message=_("This checkout does not exist.")
+        ), 404
     lines = provider.checkout_lines(row)
     return render_template(
         "local_payments/checkout.html",
         session=row,
         state=provider.payment_state(row),
         lines=lines,
-        money=money,
-        total=money(row.amount_total, row.currency),
+        line_label=line_label,
+        total=format_price(row.amount_total, row.currency),
     )
 
 
@@ -64,9 +71,11 @@ def _act(session_id, action, then, **options):
     try:
         events = getattr(provider, action)(session_id, **options)
     except PaymentNotFound:
-        return render_template("error.html", status=404, message="決済が見つかりません。"), 404
+        return render_template(
+            "error.html", status=404, message=_("This checkout does not exist.")
+        ), 404
     except PaymentRejected as error:
-        return render_template("error.html", status=409, message=str(error)), 409
+        return _refused(error)
     send_local_events(events)
     if then == "page":
         return redirect(provider.get_checkout_session(session_id).url, code=303)
@@ -100,16 +109,26 @@ def fail(session_id):
 
 
 PLANS = ("plus", "pro")
-PLAN_NAMES = {"plus": "plus（毎月 500 クレジット）", "pro": "pro（毎月 2000 クレジット）"}
 
 
 def _date(unix: int) -> str:
-    moment = datetime.fromtimestamp(unix, UTC)
-    return f"{moment.year}年{moment.month}月{moment.day}日"
+    return day(datetime.fromtimestamp(unix, UTC).date())
 
 
 def _not_found():
-    return render_template("error.html", status=404, message="ポータルが見つかりません。"), 404
+    return render_template(
+        "error.html", status=404, message=_("This subscription portal does not exist.")
+    ), 404
+
+
+def _refused(error: PaymentRejected):
+    """The provider said no: the reader's sentence, the provider's words as small print."""
+    return render_template(
+        "error.html",
+        status=409,
+        message=_("The payment provider refused this. Reload the page and try again."),
+        detail=str(error),
+    ), 409
 
 
 @bp.get("/portal/<portal_id>")
@@ -131,6 +150,7 @@ def portal(portal_id):
                     "price": price_id,
                     "amount": price.unit_amount,
                     "currency": price.currency,
+                    "credits": PLAN_LIMITS[plan],
                 }
             )
     subscriptions = []
@@ -140,7 +160,7 @@ def portal(portal_id):
             {
                 "id": row.id,
                 "plan": plan_for_price(row.price_id),
-                "price": money(price.unit_amount, price.currency),
+                "price": format_price(price.unit_amount, price.currency, "month"),
                 "status": row.status,
                 "period_end": _date(row.current_period_end),
                 "cancel_at_period_end": bool(row.cancel_at_period_end),
@@ -155,8 +175,6 @@ def portal(portal_id):
         session=session,
         subscriptions=subscriptions,
         offers=offers,
-        plan_names=PLAN_NAMES,
-        money=money,
     )
 
 
@@ -170,7 +188,7 @@ def _act_in_portal(portal_id, action, *args):
     except PaymentNotFound:
         return _not_found()
     except PaymentRejected as error:
-        return render_template("error.html", status=409, message=str(error)), 409
+        return _refused(error)
     send_local_events(events)
     return redirect(f"{provider.public_base_url}/_local-payments/portal/{portal_id}", code=303)
 
@@ -179,7 +197,7 @@ def _act_in_portal(portal_id, action, *args):
 def portal_change_plan(portal_id):
     price_id = plan_price_id(request.form.get("plan", ""))
     if request.form.get("plan") not in PLANS or not price_id:
-        return render_template("error.html", status=400, message="プランを選んでください。"), 400
+        return render_template("error.html", status=400, message=_("Choose a plan.")), 400
     return _act_in_portal(portal_id, "change_plan", price_id)
 
 

@@ -39,6 +39,10 @@ def page(browser, site):
     context = browser.new_context(
         viewport={"width": 1000, "height": 700},
         user_agent=REAL_BROWSER_UA,
+        # A Japanese reader's browser: its own controls (month picker, file chooser)
+        # and Intl formatting speak Japanese too.
+        locale="ja-JP",
+        timezone_id="Asia/Tokyo",
         extra_http_headers={"Edge-IPCountry": "JP", "Accept-Language": "ja"},
     )
     local = urlsplit(site).netloc

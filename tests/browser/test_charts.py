@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 import requests
@@ -14,6 +15,7 @@ from models.tables import AdClickLog, AdImpressionDaily
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_reservation, make_user
 from tests.web.test_ad_purchase_lifecycle import buy
+from web import pages
 
 IMPRESSIONS = (0x1A, 0x73, 0xE8)  # web/static/charts.js
 CLICKS = (0xD9, 0x30, 0x25)
@@ -117,9 +119,11 @@ def owner(page, site):
 
 
 def test_the_advertiser_chart_shows_both_series_on_named_axes_with_dates(
-    page, site, owner, violations
+    page, site, owner, violations, monkeypatch
 ):
     reservation = make_reservation(owner, status="active")  # 2027-01
+    # Read after the month: every day of it has happened (the served site runs here).
+    monkeypatch.setattr(pages, "utcnow", lambda: datetime(2027, 2, 1, tzinfo=UTC))
     measure(
         reservation,
         [("2027-01-03", 1200, 3), ("2027-01-04", 1500, 9), ("2027-01-10", 900, 5)],
@@ -137,13 +141,13 @@ def test_the_advertiser_chart_shows_both_series_on_named_axes_with_dates(
 
     legend = hover_legend(page, figure)
     assert "表示回数" in legend and "クリック数" in legend
-    assert "2027-01-" in legend  # the day under the pointer
+    assert "2027年1月" in legend  # the day under the pointer, in the reader's words
 
     rows = table_rows(figure)
     assert len(rows) == 31  # every day of the period
-    assert ["2027-01-04", "1,500", "9"] in rows
+    assert ["2027年1月4日", "1,500", "9"] in rows
     figure.locator("[data-chart-table] summary").click()  # 表で見る
-    assert "2027-01-01" in figure.locator("caption").inner_text()
+    assert "2027年1月1日" in figure.locator("caption").inner_text()
 
     for width in WIDTHS:
         shoot(page, "advertiser-detail", width)
@@ -160,7 +164,7 @@ def test_one_day_of_data_is_drawn_as_a_point(page, site, violations):
 
     impressions, clicks = pixels(figure, [IMPRESSIONS, CLICKS])["colours"]
     assert impressions["plot"] > 10 and clicks["plot"] > 10
-    assert table_rows(figure) == [["2027-01-15", "40", "2"]]
+    assert table_rows(figure) == [["2027年1月15日", "40", "2"]]
     assert "〜" not in figure.locator("figcaption").inner_text()
     for width in WIDTHS:
         shoot(page, "admin-report", width)

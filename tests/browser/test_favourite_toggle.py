@@ -89,7 +89,8 @@ def test_a_refused_change_leaves_the_star_and_says_why(page, site, channels):
         ),
     )
     toggles(page, UDON).click()
-    alert = page.get_by_role("alert").filter(has_text="ログインし直してください。")
+    # The API's code in the reader's words (i18n.js), not the API's own message
+    alert = page.get_by_role("alert").filter(has_text="続けるにはログインしてください。")
     expect(alert).to_be_visible()
     assert states(page, UDON) == [["false", "☆", "うどん通信 をお気に入りに追加"]]
     assert library.favorite_channel_ids(user.id) == set()

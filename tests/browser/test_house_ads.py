@@ -11,6 +11,7 @@ from models import ingest
 from models.ads.delivery import clear_process_cache
 from tests.factories import make_user
 from tests.fakes.platform_files import manual
+from tests.fixtures import settled_click
 
 CH = "UChousebrowserhousebrow1"
 INVITATION = "この枠に広告を掲載しませんか"
@@ -51,6 +52,6 @@ def test_the_invitation_leads_to_the_purchase_form(page, site, video):
     page.click("#dev-login button[type=submit]")
     page.wait_for_url(f"{site}/")
     page.goto(f"{site}/videos/{video}")
-    page.locator('[data-ad-slot="video-detail-below-player"] .ad-network a').first.click()
+    settled_click(page.locator('[data-ad-slot="video-detail-below-player"] .ad-network a').first)
     page.wait_for_url(f"{site}/ads/new")
     assert page.locator("select[name=slot]").is_visible()

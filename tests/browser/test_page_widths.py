@@ -14,6 +14,7 @@ from models.ads.months import add_months, month_of
 from models.clock import utcnow
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_profile, make_reservation, make_user
+from tests.fixtures import drain
 
 WIDTHS = (360, 768, 1280)
 CH = "UCpagewidthspagewidths01"
@@ -136,7 +137,7 @@ def test_public_pages_fit_every_width(page, site, videos):
             "/login",
             "/no-such-page",
         ],
-        shots={f"/search?q=ラーメン&perPage={len(VIDEO_IDS)}": "search"},
+        shots={f"/search?q=ラーメン&perPage={len(VIDEO_IDS)}": "search", "/login": "login"},
     )
 
 
@@ -207,4 +208,21 @@ def test_the_local_checkout_page_fits_every_width(page, site):
     page.goto(f"{site}/account")
     page.click("[data-subscribe='plus']")
     page.wait_for_url("**/_local-payments/checkout/**")
-    check_pages(page, site, [page.url.removeprefix(site)])
+    path = page.url.removeprefix(site)
+    check_pages(page, site, [path], shots={path: "checkout"})
+
+
+def test_the_billing_portal_fits_every_width(page, site, stub_broker, stub_worker):
+    make_user(email="widths-portal@example.jp")
+    sign_in(page, site, "widths-portal@example.jp")
+    page.goto(f"{site}/account")
+    page.click("[data-subscribe='plus']")
+    page.wait_for_url("**/_local-payments/checkout/**")
+    page.click("form[action$='/complete'] button[type=submit]")
+    page.wait_for_url("**/account?subscribed=plus")
+    drain(stub_broker, stub_worker)
+    page.goto(f"{site}/account")
+    page.click("[data-portal]")
+    page.wait_for_url("**/_local-payments/portal/**")
+    path = page.url.removeprefix(site)
+    check_pages(page, site, [path], shots={path: "portal"})

@@ -116,7 +116,11 @@ def test_the_open_filters_fit_the_screen(page, site, channels, width):
 
 
 def test_without_script_the_filters_are_a_plain_form_with_the_same_address(browser, site, channels):
-    context = browser.new_context(java_script_enabled=False, user_agent=REAL_BROWSER_UA)
+    context = browser.new_context(
+        java_script_enabled=False,
+        user_agent=REAL_BROWSER_UA,
+        extra_http_headers={"Accept-Language": "ja"},
+    )
     local = urlsplit(site).netloc
     # Nothing leaves the machine (the thumbnails' host is refused), as in conftest's page.
     context.route(

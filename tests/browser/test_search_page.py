@@ -3,9 +3,12 @@ its moments, the ads' columns, and nothing wider than the screen."""
 
 from __future__ import annotations
 
+import base64
 import os
+import re
 
 import pytest
+from playwright.sync_api import expect
 
 from models import ingest
 from models.ads.delivery import MIDROLL_EVERY_HITS, clear_process_cache
@@ -81,3 +84,47 @@ def test_video_cards_with_moments_fit_the_screen(page, site, noodles, width, col
     for n in range(cards.count()):
         box = cards.nth(n).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_thumbnails_that_cannot_load_give_way_to_a_drawn_placeholder(
+    page, site, noodles, violations, width
+):
+    """The i.ytimg.com images are refused here (nothing leaves the machine), as offline:
+    each card keeps a 16:9 placeholder with the title's first characters, no broken image."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{site}/search?q=ラーメン&sort=oldest&perPage={len(VIDEO_IDS)}")
+    cards = page.locator("li.result")
+    first = cards.first
+    expect(first.locator(".thumb")).to_have_class(re.compile("thumb-failed"))
+    assert not first.locator("img[data-thumb]").is_visible()
+    placeholder = first.locator(".thumb-placeholder")
+    assert placeholder.is_visible()
+    assert placeholder.inner_text().strip() == "ラー"
+    box = placeholder.bounding_box()
+    assert abs(box["width"] / box["height"] - 16 / 9) < 0.05
+    # Moment links carry the query for the video page to highlight
+    href = cards.nth(2).locator(".moment .timestamp").first.get_attribute("href")
+    assert re.fullmatch(
+        r"/videos/noodle00002\?(t=\d+&)?q=%E3%83%A9%E3%83%BC%E3%83%A1%E3%83%B3", href
+    )
+    os.makedirs("/tmp/shots/h1", exist_ok=True)
+    page.screenshot(path=f"/tmp/shots/h1/search-{width}.png", full_page=True)
+    assert violations == []
+
+
+# A 1 x 1 PNG, served in place of the platform's thumbnails.
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def test_thumbnails_that_load_cover_the_placeholder(page, site, noodles):
+    page.route(
+        "https://i.ytimg.com/**",
+        lambda route: route.fulfill(status=200, content_type="image/png", body=PIXEL),
+    )
+    page.goto(f"{site}/search?q=ラーメン&sort=oldest&perPage={len(VIDEO_IDS)}")
+    first = page.locator("li.result").first
+    expect(first.locator("img[data-thumb]")).to_be_visible()
+    assert "thumb-failed" not in (first.locator(".thumb").get_attribute("class") or "")

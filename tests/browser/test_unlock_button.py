@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from models.tables import User
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user, make_video
+from tests.fixtures import come_to_rest, held_until, settled_click
 
 # Set to a folder to keep a screenshot of each width (for a person to look at).
 SHOTS = os.environ.get("UNLOCK_PAGE_SCREENSHOTS")
@@ -36,8 +37,7 @@ def test_a_double_click_unlocks_once_and_shows_the_subtitles(page, site):
     page.goto(f"{site}/videos/{video.id}")
     button = page.locator("[data-unlock]")
     assert button.inner_text() == "2 クレジットで解除"
-    button.scroll_into_view_if_needed()
-    button.dblclick()
+    come_to_rest(button).dblclick()
     page.wait_for_selector("section.subtitles ol.segments")
     assert credits_of(user) == 8
     assert len(sent) == 1 and len(sent[0]) == 36  # one request, with a UUID for its click
@@ -51,11 +51,10 @@ def test_the_button_waits_for_the_answer_and_a_refusal_is_said_in_japanese(page,
     # Hold the answer back to look at the button while its request runs
     held = []
     page.route("**/unlock", lambda route: held.append(route))
-    page.locator("[data-unlock]").scroll_into_view_if_needed()
-    page.locator("[data-unlock]").click()
+    settled_click(page.locator("[data-unlock]"))
     expect(page.locator("[data-unlock]")).to_be_disabled()
     assert page.locator("[data-unlock]").get_attribute("aria-busy") == "true"
-    held[0].continue_()
+    held_until(page, held)[0].continue_()
     error = page.locator("[data-unlock-error]")
     error.wait_for(state="visible")
     assert "クレジットが足りません" in error.inner_text()
@@ -81,5 +80,6 @@ def test_a_video_without_subtitles_says_why_and_offers_no_button(page, site):
             if SHOTS:
                 page.screenshot(path=f"{SHOTS}/video-{status}-{width}.png", full_page=True)
     page.goto(f"{site}/videos/{retrying.id}")
-    assert "2026-11-24 03:00" in page.locator("[data-subtitle-status=failed]").inner_text()
+    # The retry time in the reader's zone (Asia/Tokyo for a Japanese reader)
+    assert "2026/11/24 12:00" in page.locator("[data-subtitle-status=failed]").inner_text()
     assert credits_of(user) == 10

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -13,8 +15,10 @@ from models.ads.delivery import clear_process_cache
 from models.ads.months import month_of
 from models.ads.reservations import approve
 from models.clock import utcnow
+from models.tables import AdImpressionDaily
 from tests.factories import make_reservation, make_subscription, make_user, sign_in
 from tests.fakes.platform_files import manual
+from web import pages
 
 CH = "UCadpagesadpagesadpages1"
 MONTH = month_of(utcnow())
@@ -153,3 +157,23 @@ def test_video_page_ads_carry_view_tokens_and_each_render_its_own(client, page_w
     assert f"/api/ad-click/{below_player.id}?v=" in click
     assert view_tokens.verify(_token(impression), below_player.id).status == "valid"
     assert _token(_urls(again, below_player)[1]) != _token(impression)
+
+
+def test_a_running_month_charts_the_days_so_far_not_zeros_to_come(client, monkeypatch):
+    """Days that have not happened are left off the advertiser's chart: drawn as zeros
+    they would read as an ad that stopped being shown."""
+    owner = make_user(email="running@example.jp")
+    sign_in(client, owner)
+    reservation = make_reservation(owner, status="active")  # 2027-01
+    AdImpressionDaily.create(
+        id="imp-running",
+        ad_reservation=reservation,
+        date="2027-01-09",
+        country="JP",
+        impressions=40,
+    )
+    monkeypatch.setattr(pages, "utcnow", lambda: datetime(2027, 1, 10, 12, tzinfo=UTC))
+    page = client.get(f"/ads/{reservation.id}").get_data(as_text=True)
+    chart = json.loads(re.search(r"data-chart-data>(.*?)</script>", page, re.S).group(1))
+    assert chart["days"][0] == "2027-01-01" and chart["days"][-1] == "2027-01-10"
+    assert chart["impressions"][8] == 40

@@ -187,3 +187,11 @@ def test_a_subscription_checkout_offers_no_konbini(client):
     assert "支払う" in page
     assert "コンビニ払い" not in page
     assert client.post(f"/_local-payments/checkout/{session.id}/konbini").status_code == 409
+
+
+def test_the_checkout_lines_say_what_is_bought_not_the_price_id(site):
+    session = ad_session(make_reservation(), quantity=2)
+    page = requests.get(session.url, headers={"Accept-Language": "ja"}, timeout=5).text
+    assert "<td>広告枠（1か月）<br>" in page
+    assert "<td><code>price_local_ad_jp" not in page
+    assert "JPY" not in page and "¥100,000" in page

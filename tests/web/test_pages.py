@@ -32,7 +32,8 @@ def test_search_page_shows_one_card_per_video_with_escaped_highlights(client, in
     assert 'data-total-videos="1"' in page
     assert ">1 件</p>" in page
     [moment] = re.findall(r'<li class="moment">(.*?)</li>', page, re.S)
-    assert 'href="/videos/pageVideo01">0:00</a>' in moment
+    # The moment's link carries the query, so the video page can highlight it
+    assert 'href="/videos/pageVideo01?q=%E5%A4%A7%E9%98%AA">0:00</a>' in moment
     assert "<mark>大阪</mark>の&lt;b&gt;夜景&lt;/b&gt;" in moment
 
 
@@ -78,8 +79,10 @@ def test_a_video_card_shows_up_to_three_moments_with_their_times(client, moments
     cards = _cards(page)
     assert list(cards) == ["momentVid01", "titleOnly01"]
     card = cards["momentVid01"]
-    assert "<strong>散歩</strong>" in card and "夜のチャンネル · 2026-03-01" in card
-    times = re.findall(r'href="/videos/momentVid01(?:\?t=(\d+))?">(\d+):(\d\d)</a>', card)
+    assert "<strong>散歩</strong>" in card and "夜のチャンネル · 2026年3月1日" in card
+    times = re.findall(
+        r'href="/videos/momentVid01\?(?:t=(\d+)&amp;)?q=%E5%A4%9C%E6%99%AF">(\d+):(\d\d)</a>', card
+    )
     assert len({start for start, _m, _s in times}) == 3
     assert all(int(start or 0) == int(m) * 60 + int(s) for start, m, s in times)
     assert card.count("<mark>夜景</mark>") == 3
@@ -169,3 +172,64 @@ def test_advertiser_and_report_pages(client, app):
     assert report.status_code == 200
     assert reservation.advertiser_name in report.get_data(as_text=True)
     assert admin.get("/admin/ads/report?startDate=2027-02-01&endDate=2027-01-01").status_code == 400
+
+
+def test_video_page_marks_the_query_words_and_the_cue_of_t(client, indexed):
+    user = make_user()
+    sign_in(client, user)
+    unlock_video(user.id, "pageVideo01")
+    page = client.get("/videos/pageVideo01?t=1&q=夜景").get_data(as_text=True)
+    # The query's words in <mark>, the text around them still escaped
+    assert "&lt;b&gt;<mark>夜景</mark>&lt;/b&gt;" in page
+    [cue] = re.findall(r"<li data-start=[^>]*>", page)
+    # ?t=1 falls inside the cue (it starts at 0): it is the current one
+    assert 'class="current-cue" aria-current="true"' in cue
+    # Timestamps keep the query and seek the player; the player takes commands
+    assert re.search(r'href="\?t=\d+&amp;q=%E5%A4%9C%E6%99%AF" data-seek="\d+"', page)
+    assert "youtube-nocookie.com/embed/pageVideo01?enablejsapi=1&amp;origin=http" in page
+    assert "&amp;start=1" in page
+    # Without q nothing is marked and links stay plain
+    plain = client.get("/videos/pageVideo01").get_data(as_text=True)
+    assert "<mark>" not in plain and 'href="?t=0"' in plain and "current-cue" not in plain
+
+
+def test_the_current_cue_is_the_last_one_begun_by_t(client, moments):
+    user = make_user()
+    sign_in(client, user)
+    unlock_video(user.id, "momentVid01")
+    page = client.get("/videos/momentVid01?t=65&q=夜景").get_data(as_text=True)
+    cues = re.findall(r'<li data-start="([^"]+)"([^>]*)>', page)
+    assert len(cues) > 2
+    current = [float(start) for start, attrs in cues if "current-cue" in attrs]
+    assert len(current) == 1 and current[0] <= 65
+    assert all(float(start) > 65 for start, _ in cues if float(start) > current[0])
+    assert page.count("<mark>夜景</mark>") >= 3
+
+
+def test_a_card_without_a_thumbnail_shows_the_drawn_placeholder(client, platform_files):
+    platform_files.channel(CH, ["noThumb0001"], title="ページのチャンネル")
+    platform_files.video(
+        "noThumb0001", CH, manual("大阪です。"), title="【大阪】食べ歩き", thumbnailUrl=None
+    )
+    ingest.import_channel(CH)
+    ingest.fetch_subtitles("noThumb0001")
+    card = _cards(client.get("/search?q=大阪").get_data(as_text=True))["noThumb0001"]
+    assert "<img" not in card
+    assert '<span class="thumb-initials">大阪</span>' in card
+
+
+def test_search_and_video_pages_read_in_english_for_english_readers(client, indexed):
+    en = {"Accept-Language": "en"}
+    page = client.get("/search?q=大阪", headers=en).get_data(as_text=True)
+    assert "Results for “大阪”" in page and "Filters and order" in page
+    assert "1 videos" in page and "February 1, 2026" in page
+    for japanese in ("絞り込み", "検索語", "件", "字幕"):
+        assert japanese not in page
+    video = client.get("/videos/pageVideo01", headers=en).get_data(as_text=True)
+    assert "Sign in</a> to read the full subtitles with credits." in video
+    # The ads' label in the reader's language
+    shown = {"Edge-IPCountry": "JP"}
+    en_ads = client.get("/videos/pageVideo01", headers=en | shown).get_data(as_text=True)
+    assert '<span class="ad-label">Advertisement</span>' in en_ads
+    ja_ads = client.get("/videos/pageVideo01", headers=shown).get_data(as_text=True)
+    assert '<span class="ad-label">広告</span>' in ja_ads

@@ -17,7 +17,9 @@ from flask import (
     request,
     send_from_directory,
 )
+from flask_babel import gettext as _
 from flask_login import current_user, login_required
+from markupsafe import Markup
 from werkzeug.wrappers import Response as HttpResponse
 
 from models import library
@@ -38,15 +40,20 @@ from models.billing import subscription_summary
 from models.clock import parse_iso, utcnow
 from models.credits import calculate_credit_cost, has_access
 from models.errors import ValidationError
+from models.home import home
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
 from models.search import SearchQuery, get_engine
+from models.search.base import Segment
+from models.search.text import highlight
+from models.search.text import parse_query as parse_terms
 from models.tables import Channel, Video
 from web.api.operation import parse_path, parse_query
 from web.api.schemas.account import VideoPath
 from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath, ServedAd
 from web.api.schemas.catalog import SearchParams, total_pages
 from web.charts import daily_lines
+from web.i18n import STATUSES, time_zones
 from web.urls import history_search_url, search_url
 
 bp = Blueprint("pages", __name__)
@@ -54,7 +61,7 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html")
+    return render_template("index.html", home=home())
 
 
 # Lists a search keeps comma-separated in its address, as the API takes them.
@@ -156,6 +163,12 @@ def favourite_channel_ids() -> frozenset[str]:
     return ids
 
 
+@bp.app_template_filter()
+def initials(title: str | None) -> str:
+    """The first two letters of a title for its drawn thumbnail: `【たこ焼き】…` -> `たこ`."""
+    return "".join(ch for ch in title or "" if ch.isalnum())[:2]
+
+
 # The one link to a history entry's search, for every template (the account page).
 bp.add_app_template_global(history_search_url)
 
@@ -168,16 +181,53 @@ def video(video_id: str) -> str:
         abort(404)
     allowed = current_user.is_authenticated and has_access(current_user, video_id)
     start = request.args.get("t", type=int)
+    start = start if start and start > 0 else None
+    q = (request.args.get("q") or "").strip()[:200]
+    segments = get_engine().video_segments(video_id) if allowed else None
     return render_template(
         "video.html",
         video=found,
         channel=Channel.get_by_id(found.channel_id),
-        segments=get_engine().video_segments(video_id) if allowed else None,
+        segments=_marked_segments(segments, q) if segments is not None else None,
+        current_start=_current_start(segments or [], start),
+        q=q,
+        player_url=_player_url(video_id, start),
         cost=calculate_credit_cost(found.duration_seconds),
-        start=start if start and start > 0 else None,
+        start=start,
         ads=_video_ads(),
         ad_label=ad_label(),
     )
+
+
+PLAYER_HOST = "https://www.youtube-nocookie.com"
+
+
+def _player_url(video_id: str, start: int | None) -> str:
+    """The embedded player, listening to the page's postMessage commands (static/
+    video-player.js: seek on a timestamp, mark the cue being played)."""
+    params = {"enablejsapi": "1", "origin": request.host_url.rstrip("/")}
+    if start:
+        params["start"] = str(start)
+    return f"{PLAYER_HOST}/embed/{video_id}?{urlencode(params)}"
+
+
+def _marked_segments(segments: list[Segment], q: str) -> list[SimpleNamespace]:
+    """Each cue with its text as escaped HTML, the query's words in <mark>."""
+    terms = parse_terms(q) if q else []
+    return [
+        SimpleNamespace(
+            start=s.start, end=s.end, text=s.text, html=Markup(highlight(s.text, terms))
+        )
+        for s in segments
+    ]
+
+
+def _current_start(segments: list[Segment], start: int | None) -> float | None:
+    """The start of the cue playing at `start` seconds (the last one begun by then)."""
+    if start is None:
+        return None
+    begun = [s.start for s in segments if s.start <= start]
+    return begun[-1] if begun else None
 
 
 @bp.get("/ads/new")
@@ -194,12 +244,7 @@ def new_ad() -> str:
     )
 
 
-STATUS_LABELS = {
-    "pending_review": "審査待ち",
-    "active": "配信中",
-    "stopped": "停止",
-    "expired": "終了",
-}
+STATUS_LABELS = STATUSES  # the reservation statuses in the reader's words (web.i18n)
 
 
 def minutes_left(expires_at: str) -> int:
@@ -230,7 +275,7 @@ def own_ad(reservation_id: str) -> str:
         r=report,
         status_labels=STATUS_LABELS,
         minutes_left=minutes_left,
-        chart=daily_lines(report["daily"]),
+        chart=daily_lines(report["daily"], until=utcnow().date()),
         paid=request.args.get("paid"),
     )
 
@@ -246,8 +291,8 @@ def uploaded(name: str) -> HttpResponse:
 
 
 def ad_label() -> str:
-    """広告 for Japanese readers (the default), Advertisement for English ones."""
-    return "Advertisement" if request.accept_languages.best_match(["ja", "en"]) == "en" else "広告"
+    """The label over every ad, in the reader's language."""
+    return _("Advertisement")
 
 
 class _PageAds:
@@ -289,6 +334,7 @@ def account() -> str:
         referral_count=referral_count(current_user.id),
         history=library.history(current_user.id)[:20],
         favorites=library.favorites(current_user.id),
+        time_zones=sorted(time_zones()),
     )
 
 

@@ -6,7 +6,7 @@
   }
   document.querySelectorAll("[data-approve]").forEach((button) => button.addEventListener("click", async () => {
     const result = await post(`/api/admin/ads/reservations/${button.dataset.approve}/approve`);
-    if (result.ok) window.location.reload(); else alert(result.body.error.message);
+    if (result.ok) window.location.reload(); else alert(i18n.errorText(result.body, i18n.t("approve_failed")));
   }));
   const stopDialog = document.getElementById("stop-dialog");
   const noticeDialog = document.getElementById("notice-dialog");
@@ -17,13 +17,13 @@
   stopDialog.addEventListener("close", async () => {
     if (stopDialog.returnValue !== "confirm" || !stopping) return;
     const result = await post(`/api/admin/ads/reservations/${stopping}/stop`, {reason: stopDialog.querySelector("textarea").value});
-    if (!result.ok) { alert(result.body.error.message); return; }
+    if (!result.ok) { alert(i18n.errorText(result.body, i18n.t("stop_failed"))); return; }
     showNotice(result.body.notice);
   });
   function showNotice(notice) {
     noticeDialog.querySelector("[data-notice-to]").textContent = notice.to;
     noticeDialog.querySelector("[data-notice-subject]").textContent = notice.subject;
-    noticeDialog.querySelector("[data-notice-created]").textContent = (notice.createdAt || "").slice(0, 16).replace("T", " ") + " UTC";
+    noticeDialog.querySelector("[data-notice-created]").textContent = i18n.when(notice.createdAt);
     noticeDialog.querySelector("[data-notice-body]").textContent = notice.body;
     noticeDialog.querySelector("[data-notice-mailto]").href = notice.mailto;
     noticeDialog.showModal();
@@ -31,7 +31,7 @@
   document.querySelectorAll("[data-show-notice]").forEach((button) => button.addEventListener("click", async () => {
     const response = await fetch(`/api/admin/ads/reservations/${button.dataset.showNotice}/stop-notice`);
     const body = await response.json().catch(() => ({}));
-    if (response.ok) showNotice(body.notice); else alert(body.error ? body.error.message : "通知を開けませんでした。");
+    if (response.ok) showNotice(body.notice); else alert(i18n.errorText(body, i18n.t("notice_failed")));
   }));
   noticeDialog.querySelector("[data-copy]").addEventListener("click", () => navigator.clipboard.writeText(noticeDialog.querySelector("[data-notice-body]").textContent));
   noticeDialog.querySelector("[data-close]").addEventListener("click", () => { noticeDialog.close(); window.location.reload(); });

@@ -8,7 +8,13 @@
   var IMPRESSIONS = "#1a73e8";
   var CLICKS = "#d93025";
   var MONEY = ["#188038", "#9334e6", "#e37400", "#12b5cb"];
-  var numbers = new Intl.NumberFormat("ja-JP");
+  var locale = window.i18n.locale;
+  var numbers = new Intl.NumberFormat(locale);
+  var days = new Intl.DateTimeFormat(locale, { month: "numeric", day: "numeric", timeZone: "UTC" });
+  var fullDays = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  var months = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long", timeZone: "UTC" });
+  // The chart's words, from the page (web/templates/ads/_chart.html, chart_text).
+  var t = window.i18n.t;
 
   function seconds(text) {
     // "2026-11-23" or "2026-11" (first day of the month), at 00:00 UTC.
@@ -16,23 +22,16 @@
     return Date.UTC(parts[0], parts[1] - 1, parts[2] || 1) / 1000;
   }
 
-  function pad(n) {
-    return n < 10 ? "0" + n : String(n);
-  }
-
   function dayLabel(ts) {
-    var d = new Date(ts * 1000);
-    return d.getUTCMonth() + 1 + "/" + d.getUTCDate();
+    return days.format(new Date(ts * 1000));
   }
 
   function fullDay(ts) {
-    var d = new Date(ts * 1000);
-    return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
+    return fullDays.format(new Date(ts * 1000));
   }
 
   function monthLabel(ts) {
-    var d = new Date(ts * 1000);
-    return d.getUTCFullYear() + "年" + (d.getUTCMonth() + 1) + "月";
+    return months.format(new Date(ts * 1000));
   }
 
   function count(u, value) {
@@ -113,18 +112,18 @@
         },
         series: [
           {
-            label: "日付",
+            label: t("chart_date"),
             value: function (u, ts) {
               return ts == null ? "-" : fullDay(ts);
             },
           },
-          series("表示回数", "imp", IMPRESSIONS),
-          series("クリック数", "clk", CLICKS),
+          series(t("chart_impressions"), "imp", IMPRESSIONS),
+          series(t("chart_clicks"), "clk", CLICKS),
         ],
         axes: [
           timeAxis(DAY, dayLabel),
-          countAxis("表示回数", "imp", 3, IMPRESSIONS, true),
-          countAxis("クリック数", "clk", 1, CLICKS, false),
+          countAxis(t("chart_impressions"), "imp", 3, IMPRESSIONS, true),
+          countAxis(t("chart_clicks"), "clk", 1, CLICKS, false),
         ],
       },
       [xs, data.impressions, data.clicks],
@@ -150,12 +149,12 @@
         scales: { x: { time: false, range: span(xs, 0.5) }, amount: { range: fromZero } },
         series: [
           {
-            label: "月",
+            label: t("chart_month"),
             value: function (u, i) {
               return i == null ? "-" : month(i);
             },
           },
-          series("入金額（" + currency + "）", "amount", color),
+          series(t("chart_amount", { currency: currency }), "amount", color),
         ],
         axes: [
           {
@@ -165,7 +164,7 @@
               return splits.map(month);
             },
           },
-          countAxis("入金額（" + currency + "）", "amount", 3, color, true),
+          countAxis(t("chart_amount", { currency: currency }), "amount", 3, color, true),
         ],
       },
       [xs, one.amounts],

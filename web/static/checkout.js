@@ -8,6 +8,6 @@ document.querySelectorAll("[data-resume-checkout]").forEach((button) => button.a
   const body = await response.json().catch(() => ({}));
   if (response.ok) { window.location.assign(body.checkoutUrl); return; }
   const closed = body.error && body.error.code === "checkout_closed";
-  alert(closed ? "お支払いの期限が過ぎたため、この予約はお支払いできません。" : "お支払いページを開けませんでした。時間をおいてお試しください。");
+  alert(closed ? i18n.t("checkout_closed") : i18n.errorText(body, i18n.t("checkout_failed")));
   if (closed) window.location.reload(); else button.disabled = false;
 }));

@@ -20,7 +20,8 @@
     box.hidden = !problem;
   }
 
-  const FAILED = "お気に入りを変更できませんでした。";
+  // The page's words for a failure (_favourite.html); the API's errors through i18n.js.
+  const failed = () => (errorBox() && errorBox().dataset.failed) || "";
 
   async function toggle(button) {
     const channelId = button.dataset.favouriteChannel;
@@ -39,13 +40,13 @@
       let problem = null;
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
-        problem = (body.error && body.error.message) || FAILED;
+        problem = window.i18n.errorText(body, failed());
       } else {
         same.forEach((b) => show(b, on));
       }
       report(problem);
     } catch (error) {
-      report(FAILED);  // the network, not the API
+      report(failed());  // the network, not the API
     } finally {
       same.forEach((b) => { b.disabled = false; });
     }

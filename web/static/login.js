@@ -13,7 +13,7 @@
     if (response.ok) { window.location.assign(form.dataset.next || "/"); return; }
     const body = await response.json().catch(() => ({}));
     const error = form.querySelector(".error");
-    error.textContent = (body.error && body.error.message) || "ログインできませんでした。";
+    error.textContent = i18n.errorText(body, i18n.t("login_failed"));
     error.hidden = false;
   });
 })();

@@ -15,13 +15,9 @@
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
 
-  // The API's messages are English; the page speaks Japanese.
-  const MESSAGES = {
-    insufficient_credits: "クレジットが足りません。プランの登録や紹介でクレジットを増やせます。",
-    no_subtitles: "この動画には字幕がないため、解除できません。",
-    request_in_progress: "処理中です。しばらくお待ちください。",
-    unauthenticated: "ログインしてからもう一度お試しください。",
-  };
+  // The page's own words for the codes this button meets (video.html page_text); any
+  // other API error in the reader's words (i18n.js).
+  const OWN = ["insufficient_credits", "no_subtitles", "request_in_progress", "unauthenticated"];
 
   button.addEventListener("click", async () => {
     if (button.disabled) return;
@@ -42,8 +38,8 @@
     }
     if (response && response.ok) { window.location.reload(); return; }
     const body = response ? await response.json().catch(() => ({})) : {};
-    error.textContent = (body.error && MESSAGES[body.error.code])
-      || "解除できませんでした。通信状況を確かめて、もう一度お試しください。";
+    const code = body.error && body.error.code;
+    error.textContent = OWN.includes(code) ? i18n.t(code) : i18n.errorText(body, i18n.t("unlock_failed"));
     error.hidden = false;
     button.disabled = false;
     button.removeAttribute("aria-busy");

@@ -1,0 +1,88 @@
+"""The home page people start from: example searches from what was searched (else from
+the index's titles, never invented) and the indexed channels, each a way into a search."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from html import unescape
+
+from models import library
+from models.clock import iso, utcnow
+from models.home import example_searches
+from models.search import SearchQuery
+from models.tables import SearchHistory
+from tests.factories import make_channel, make_user, make_video
+from tests.web.test_i18n import english_on
+
+
+def _examples(page: str) -> list[str]:
+    section = re.search(r'<ul class="example-searches">(.*?)</ul>', page, re.S)
+    return [unescape(q) for q in re.findall(r">([^<]+)</a>", section.group(1))] if section else []
+
+
+def test_an_empty_index_shows_the_search_box_and_says_no_channels_yet(client):
+    page = client.get("/").get_data(as_text=True)
+    assert 'action="/search"' in page
+    assert "まだ検索できるチャンネルはありません。" in page
+    assert 'class="example-searches"' not in page  # nothing invented
+
+
+def test_examples_are_the_most_searched_queries_of_the_last_30_days(client):
+    make_video(title="大阪 グルメ 旅")
+    for n, words in enumerate(["京都 紅葉", "京都 紅葉", "京都 紅葉", "大阪", "大阪"]):
+        library.record_search(make_user(email=f"h{n}@example.jp").id, SearchQuery(q=words))
+    old = make_user(email="old@example.jp")
+    library.record_search(old.id, SearchQuery(q="昔の話"))
+    SearchHistory.update(searched_at=iso(utcnow() - timedelta(days=40))).where(
+        SearchHistory.user == old.id
+    ).execute()
+    page = client.get("/").get_data(as_text=True)
+    assert _examples(page) == ["京都 紅葉", "大阪"]
+    assert 'href="/search?q=%E4%BA%AC%E9%83%BD+%E7%B4%85%E8%91%89"' in page
+
+
+def test_without_history_examples_are_words_shared_by_recent_titles(client):
+    channel = make_channel(title="旅のチャンネル")
+    make_video(channel, title="大阪グルメ｜夜の散歩")
+    make_video(channel, title="【大阪グルメ】朝ごはん")
+    make_video(channel, title="京都 散策")
+    assert example_searches() == ["大阪グルメ"]
+
+
+def test_channels_show_their_video_count_and_search_inside_them(client):
+    big = make_channel(title="大きいチャンネル")
+    small = make_channel(title="小さいチャンネル")
+    for _ in range(3):
+        make_video(big)
+    make_video(small)
+    make_video(make_channel(title="消えたチャンネル", subtitle_status="deleted"))
+    page = client.get("/").get_data(as_text=True)
+    ids = re.findall(r'<li class="home-channel" data-channel-id="([^"]+)"', page)
+    assert ids == [big.id, small.id]
+    assert "大きいチャンネル" in page and "動画 3 本" in page and "消えたチャンネル" not in page
+    # Each channel's form searches inside it, as /search?q=…&channels=ID
+    assert f'<input type="hidden" name="channels" value="{big.id}">' in page
+    found = client.get(f"/search?q=動画&channels={big.id}")
+    assert found.status_code == 200
+
+
+def test_the_home_page_reads_in_english_for_english_readers(client):
+    make_video()
+    page = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Search the words spoken in videos" in page
+    assert "Channels in the index" in page and "Videos: 1" in page
+
+
+def test_home_and_video_pages_in_japanese_show_no_english_source_sentence(client):
+    video = make_video(
+        title="大阪 グルメ 旅", subtitle_status="failed", next_fetch_at="2026-11-24T03:00:00.000Z"
+    )
+    library.record_search(make_user(email="ja@example.jp").id, SearchQuery(q="大阪"))
+    ja = {"Accept-Language": "ja"}
+    home_page = client.get("/", headers=ja).get_data(as_text=True)
+    assert english_on(home_page) == [] and "動画 1 本" in home_page
+    video_page = client.get(f"/videos/{video.id}", headers=ja).get_data(as_text=True)
+    assert english_on(video_page) == []
+    # The next fetch in the reader's zone (Asia/Tokyo), not UTC
+    assert "2026/11/24 12:00 ごろに自動で取得し直します。" in video_page

@@ -1,0 +1,362 @@
+"""The reader's language and time zone, and the words pages use for the service's codes.
+
+Every sentence a person reads goes through gettext (Flask-Babel; catalogs in
+`web/translations`, English source strings, compiled by `make install`). The locale is
+the signed-in user's choice, else the `lang` cookie a visitor chose, else the best of
+`Accept-Language`, else Japanese. Times are stored in UTC and shown in the reader's
+zone: the user's choice, else Asia/Tokyo for Japanese readers and UTC for English ones.
+
+The API keeps English messages and stable codes; `client_text()` hands the pages'
+scripts the reader's words for those codes and field names.
+"""
+
+from __future__ import annotations
+
+import gettext as stdlib_gettext
+import re
+from datetime import UTC, date, datetime
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
+
+import pycountry
+from babel.dates import format_date, format_datetime, format_skeleton
+from babel.numbers import format_decimal
+from flask import Flask, request
+from flask_babel import Babel, get_locale, get_timezone, lazy_gettext
+from flask_babel import gettext as _
+from flask_login import current_user
+from markupsafe import Markup
+
+from models.clock import parse_iso
+
+LOCALES = ("ja", "en")
+DEFAULT_LOCALE = "ja"
+LOCALE_COOKIE = "lang"
+DEFAULT_ZONES = {"ja": "Asia/Tokyo", "en": "UTC"}
+LANGUAGE_NAMES = {"ja": "日本語", "en": "English"}
+
+# Currencies whose amounts have no minor unit (the provider's "zero-decimal" list).
+ZERO_DECIMAL = {"jpy", "krw", "vnd", "clp", "pyg", "ugx", "xaf", "xof"}
+
+
+def select_locale() -> str:
+    chosen = getattr(current_user, "locale", None) if current_user else None
+    if chosen in LOCALES:
+        return chosen
+    cookie = request.cookies.get(LOCALE_COOKIE)
+    if cookie in LOCALES:
+        return cookie
+    return request.accept_languages.best_match(LOCALES) or DEFAULT_LOCALE
+
+
+def select_timezone() -> str:
+    chosen = getattr(current_user, "time_zone", None) if current_user else None
+    if chosen and chosen in time_zones():
+        return chosen
+    return DEFAULT_ZONES.get(str(get_locale()), "UTC")
+
+
+@cache
+def time_zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def locale_code() -> str:
+    return str(get_locale() or DEFAULT_LOCALE)
+
+
+# --- codes shown as people say them -------------------------------------------------
+
+STATUSES = {
+    "pending_payment": lazy_gettext("Awaiting payment"),
+    "pending_review": lazy_gettext("In review"),
+    "active": lazy_gettext("Running"),
+    "stopped": lazy_gettext("Stopped"),
+    "expired": lazy_gettext("Ended"),
+    "rejected": lazy_gettext("Rejected"),
+    "refunded": lazy_gettext("Refunded"),
+    "cancelled": lazy_gettext("Cancelled"),
+    "paid": lazy_gettext("Paid"),
+    "open": lazy_gettext("Open"),
+    "complete": lazy_gettext("Completed"),
+    "processing": lazy_gettext("Processing"),
+    "requires_payment_method": lazy_gettext("Awaiting payment"),
+    "succeeded": lazy_gettext("Paid"),
+    "canceled": lazy_gettext("Cancelled"),
+    "trialing": lazy_gettext("Trial"),
+    "past_due": lazy_gettext("Payment overdue"),
+    "unpaid": lazy_gettext("Unpaid"),
+}
+
+PLANS = {
+    "free": lazy_gettext("Free"),
+    "plus": lazy_gettext("Plus"),
+    "pro": lazy_gettext("Pro"),
+}
+
+SLOTS = {
+    "search-result-midroll": lazy_gettext("Between search results"),
+    "search-result-bottom": lazy_gettext("Below search results"),
+    "video-detail-below-player": lazy_gettext("Below the video player"),
+    "video-detail-below-subtitle": lazy_gettext("Below the subtitles"),
+}
+
+# The spec's 15 business categories (models.ads.profiles.BUSINESS_CATEGORIES), in the
+# reader's words; the Japanese catalog holds the spec's own labels.
+CATEGORIES = {
+    "it_saas": lazy_gettext("IT / SaaS"),
+    "ec_retail": lazy_gettext("E-commerce and retail"),
+    "beauty_cosmetics": lazy_gettext("Beauty and cosmetics"),
+    "food_beverage": lazy_gettext("Food and drink"),
+    "media": lazy_gettext("Media"),
+    "entertainment_games": lazy_gettext("Entertainment and games"),
+    "education": lazy_gettext("Education"),
+    "hr_recruiting": lazy_gettext("Recruiting"),
+    "automotive": lazy_gettext("Automotive"),
+    "real_estate": lazy_gettext("Real estate"),
+    "travel_tourism": lazy_gettext("Travel and tourism"),
+    "medical_healthcare": lazy_gettext("Medical and healthcare"),
+    "finance": lazy_gettext("Finance"),
+    "gambling_gaming": lazy_gettext("Gambling and gaming"),
+    "other": lazy_gettext("Other"),
+}
+
+INTERVALS = {
+    "day": lazy_gettext("day"),
+    "week": lazy_gettext("week"),
+    "month": lazy_gettext("month"),
+    "year": lazy_gettext("year"),
+}
+
+
+def status_label(code: str | None) -> str:
+    return str(STATUSES.get(code or "", code or ""))
+
+
+def plan_label(code: str | None) -> str:
+    return str(PLANS.get(code or "", code or ""))
+
+
+def slot_label(code: str | None) -> str:
+    return str(SLOTS.get(code or "", code or ""))
+
+
+def category_label(code: str | None) -> str:
+    return str(CATEGORIES.get(code or "", code or ""))
+
+
+@cache
+def _country_catalog(locale: str) -> stdlib_gettext.NullTranslations:
+    return stdlib_gettext.translation(
+        "iso3166-1", pycountry.LOCALES_DIR, languages=[locale], fallback=True
+    )
+
+
+def country_name(code: str | None) -> str:
+    """A country as the reader names it (pycountry's catalogs), the code when unknown."""
+    country = pycountry.countries.get(alpha_2=(code or "").upper()) if code else None
+    if country is None:
+        return code or ""
+    return _country_catalog(locale_code()).gettext(country.name)
+
+
+def price(amount: int | None, currency: str = "jpy", interval: str | None = None) -> str:
+    """`¥60,000 / 月`: the amount in the provider's minor units, with its period."""
+    if amount is None:
+        return ""
+    code = (currency or "jpy").lower()
+    if code == "jpy":
+        shown = f"¥{format_decimal(amount, locale=locale_code())}"
+    elif code in ZERO_DECIMAL:
+        shown = f"{format_decimal(amount, locale=locale_code())} {code.upper()}"
+    else:
+        amount_shown = format_decimal(amount / 100, format="#,##0.00", locale=locale_code())
+        shown = f"{amount_shown} {code.upper()}"
+    if interval:
+        shown = f"{shown} / {INTERVALS.get(interval, interval)}"
+    return shown
+
+
+def number(value: int | float | None) -> str:
+    return "" if value is None else format_decimal(value, locale=locale_code())
+
+
+def _moment(value: str | int | float | datetime | None) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float):  # milliseconds since the epoch, as rows keep them
+        return datetime.fromtimestamp(value / 1000, UTC)
+    try:
+        return parse_iso(value)
+    except ValueError:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def when(value: str | int | float | datetime | None, form: str = "medium") -> str:
+    """A stored UTC moment in the reader's zone and words (`2026年11月24日 18:16`)."""
+    moment = _moment(value)
+    if moment is None:
+        return ""
+    pattern = {
+        "medium": "yyyy/MM/dd HH:mm" if locale_code() == "ja" else "MMM d, yyyy HH:mm",
+        "short": "MM/dd HH:mm" if locale_code() == "ja" else "MMM d HH:mm",
+    }.get(form, form)
+    return format_datetime(moment, pattern, tzinfo=get_timezone(), locale=locale_code())
+
+
+def day(value: str | date | None, form: str = "long") -> str:
+    """A calendar date (`2026年11月24日`); a `YYYY-MM` month reads `2026年11月`."""
+    if not value:
+        return ""
+    if isinstance(value, str):
+        if re.fullmatch(r"\d{4}-\d{2}", value):
+            return format_skeleton("yMMMM", date.fromisoformat(value + "-01"), locale=locale_code())
+        value = date.fromisoformat(value[:10])
+    return format_date(value, form, locale=locale_code())
+
+
+def zone_abbreviation() -> str:
+    return datetime.now(ZoneInfo(str(get_timezone()))).strftime("%Z")
+
+
+# --- the API's codes and fields, for the pages' scripts ------------------------------
+
+ERROR_CODES = {
+    "invalid_request": lazy_gettext("Please check what you entered."),
+    "unauthenticated": lazy_gettext("Please sign in to continue."),
+    "forbidden": lazy_gettext("You do not have access to this."),
+    "not_found": lazy_gettext("Not found."),
+    "conflict": lazy_gettext("This conflicts with the current state. Reload and try again."),
+    "payload_too_large": lazy_gettext("The file is too large."),
+    "unsupported_media_type": lazy_gettext("This kind of file is not accepted."),
+    "too_many_requests": lazy_gettext("Too many requests. Wait a moment and try again."),
+    "internal_error": lazy_gettext("Something went wrong on our side."),
+    "unavailable": lazy_gettext("The service is busy. Try again in a moment."),
+    "insufficient_credits": lazy_gettext("You do not have enough credits."),
+    "no_subtitles": lazy_gettext("The subtitles of this video are not ready yet."),
+    "unknown_code": lazy_gettext("No user has this referral code."),
+    "own_code": lazy_gettext("You cannot use your own referral code."),
+    "already_referred": lazy_gettext("A referral code has already been applied to your account."),
+    "already_subscribed": lazy_gettext(
+        "Referral codes can only be used before subscribing to a paid plan."
+    ),
+    "slot_full": lazy_gettext("All four positions of this slot are taken for that period."),
+    "not_paid": lazy_gettext("The reservation has not been paid yet."),
+    "invalid_status": lazy_gettext("The reservation's status does not allow this."),
+    "no_subscription": lazy_gettext(
+        "You have no subscription to manage; subscribe to a plan first."
+    ),
+    "locked": lazy_gettext("Unlock this video to read its full subtitles."),
+    "image_too_large": lazy_gettext("The image is larger than 500 KB."),
+    "sign_in_failed": lazy_gettext("Sign-in could not be completed."),
+    "request_in_progress": lazy_gettext("The first request is still running. Wait a moment."),
+    "idempotency_key_reused": lazy_gettext("This request was already sent. Reload the page."),
+    "checkout_closed": lazy_gettext("This checkout has closed."),
+}
+
+FIELDS = {
+    "advertiserName": lazy_gettext("Advertiser name"),
+    "title": lazy_gettext("Title"),
+    "body": lazy_gettext("Text"),
+    "linkUrl": lazy_gettext("Link URL"),
+    "imageUrl": lazy_gettext("Image"),
+    "file": lazy_gettext("Image"),
+    "slotId": lazy_gettext("Position"),
+    "slotIds": lazy_gettext("Positions"),
+    "month": lazy_gettext("Month"),
+    "months": lazy_gettext("Months"),
+    "country": lazy_gettext("Country"),
+    "countries": lazy_gettext("Countries"),
+    "profileId": lazy_gettext("Advertiser profile"),
+    "profile": lazy_gettext("Advertiser profile"),
+    "businessLegalName": lazy_gettext("Legal name"),
+    "businessAddress": lazy_gettext("Business address"),
+    "contactName": lazy_gettext("Contact name"),
+    "contactEmail": lazy_gettext("Contact e-mail"),
+    "businessCategory": lazy_gettext("Business category"),
+    "invoiceRegistrationNumber": lazy_gettext("Invoice registration number"),
+    "code": lazy_gettext("Referral code"),
+    "email": lazy_gettext("E-mail address"),
+    "name": lazy_gettext("Name"),
+    "plan": lazy_gettext("Plan"),
+    "reason": lazy_gettext("Reason"),
+    "q": lazy_gettext("Search words"),
+    "startDate": lazy_gettext("Start date"),
+    "endDate": lazy_gettext("End date"),
+}
+
+# Field problems in the API's words (web/api/operation.py, the schemas, the domain),
+# as patterns; a number in the English is kept as {n}.
+PROBLEMS = [
+    (r"required", lazy_gettext("required")),
+    (r"at most (\d+) characters", lazy_gettext("at most {n} characters")),
+    (r"not a field of this request", lazy_gettext("not a field of this form")),
+    (r"not in the expected format", lazy_gettext("not in the expected format")),
+    (r"must not contain control characters", lazy_gettext("must not contain control characters")),
+    (r"must be valid Unicode text", lazy_gettext("must be valid text")),
+    (r"not an e-mail address", lazy_gettext("not an e-mail address")),
+    (r"must be a JPG, PNG or WebP image", lazy_gettext("must be a JPG, PNG or WebP image")),
+    (r"not a readable image", lazy_gettext("not a readable image")),
+    (r"the image has too many pixels", lazy_gettext("the image has too many pixels")),
+    (r"at least 640 x 360 px", lazy_gettext("at least 640 x 360 px")),
+    (r"an ISO 3166-1 alpha-2 country code", lazy_gettext("not a country")),
+]
+
+
+def field_name(name: str) -> str:
+    """`profile.businessAddress` reads as its last part's label."""
+    last = name.rsplit(".", 1)[-1]
+    return str(FIELDS.get(last, last))
+
+
+def field_problem(problem: str) -> str:
+    for regex, words in PROBLEMS:
+        found = re.fullmatch(regex, problem)
+        if found:
+            return str(words).replace("{n}", found.group(1) if found.groups() else "")
+    return str(_("please check this value"))
+
+
+def client_text(page_text: dict[str, str] | list[dict[str, str]] | None = None) -> dict:
+    """What the pages' scripts need to speak the reader's language (base.html embeds it;
+    web/static/i18n.js reads it). `page_text`: a page's own sentences by key, which a
+    template sets (`{% set page_text = {"saved": _("Saved.")} %}`) before extending, or
+    a list of such sets (a page with a chart and a checkout button)."""
+    parts = page_text if isinstance(page_text, list) else [page_text or {}]
+    page = {key: str(words) for part in parts for key, words in part.items()}
+    return {
+        "locale": locale_code(),
+        "timeZone": str(get_timezone()),
+        "codes": {code: str(words) for code, words in ERROR_CODES.items()},
+        "fields": {name: str(words) for name, words in FIELDS.items()},
+        "problems": [[regex, str(words)] for regex, words in PROBLEMS],
+        "fallback": str(_("please check this value")),
+        "page": page,
+    }
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LOCALE)
+    app.config.setdefault("BABEL_DEFAULT_TIMEZONE", DEFAULT_ZONES[DEFAULT_LOCALE])
+    Babel(app, locale_selector=select_locale, timezone_selector=select_timezone)
+    app.jinja_env.filters.update(
+        price=price,
+        when=when,
+        day=day,
+        number=number,
+        country_name=country_name,
+        status_label=status_label,
+        plan_label=plan_label,
+        slot_label=slot_label,
+        category_label=category_label,
+        field_name=field_name,
+    )
+    app.jinja_env.globals.update(
+        locale_code=locale_code,
+        client_text=client_text,
+        language_names=LANGUAGE_NAMES,
+        zone_abbreviation=zone_abbreviation,
+        Markup=Markup,
+    )
