@@ -7,8 +7,10 @@ from dataclasses import replace
 
 from models.clock import now_iso
 from models.errors import NotFound
+from models.metrics import SEARCH_SECONDS, timed
 from models.search import SearchQuery, SearchResults, VideoResults, get_engine
 from models.search.moments import merge_overlapping
+from models.settings import get_settings
 from models.tables import Channel, FavoriteChannel, SearchHistory
 
 HISTORY_LIMIT = 100
@@ -51,7 +53,8 @@ def search(user_id: str | None, query: SearchQuery) -> SearchResults:
     """A search as the page and the API make it: run on the engine, and recorded in a
     signed-in user's history (README, Search and ingestion). Hits of overlapping
     segments of one moment are merged, so a page may hold fewer than `per_page` hits."""
-    results = get_engine().search(query)
+    with timed(SEARCH_SECONDS, engine=get_settings().search_backend, kind="moments"):
+        results = get_engine().search(query)
     results = replace(results, hits=merge_overlapping(results.hits))
     if user_id is not None:
         record_search(user_id, query)
@@ -61,7 +64,8 @@ def search(user_id: str | None, query: SearchQuery) -> SearchResults:
 def search_videos(user_id: str | None, query: SearchQuery) -> VideoResults:
     """The same search grouped by video (README, API), recorded in the
     history like `search`."""
-    results = get_engine().search_videos(query)
+    with timed(SEARCH_SECONDS, engine=get_settings().search_backend, kind="videos"):
+        results = get_engine().search_videos(query)
     if user_id is not None:
         record_search(user_id, query)
     return results

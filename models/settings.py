@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from dotenv import dotenv_values
 
 ENVIRONMENTS = ("development", "test", "production")
+LOG_FORMATS = ("json", "text")
 LOCAL_WEBHOOK_SECRET = "whsec_local_development"
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
@@ -127,6 +128,8 @@ class Settings:
     queue_dead_letter_days: int = 30
     queue_broker: str = "redis"
     dev_default_country: str | None = None
+    metrics_token: str | None = None  # GET /metrics answers only with it (unset: 404)
+    log_format: str = "text"  # LOG_FORMAT: json or text lines on standard error
 
     @property
     def is_production(self) -> bool:
@@ -195,6 +198,8 @@ def load_settings(
         queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
         queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
         dev_default_country=_dev_default_country(env, app_env),
+        metrics_token=_text(env, "METRICS_TOKEN"),
+        log_format=_choice(env, "LOG_FORMAT", "json" if production else "text", LOG_FORMATS),
     )
     if not settings.support_email:
         host = urlsplit(settings.public_base_url).hostname or "localhost"

@@ -73,6 +73,18 @@ def _mark_sent(redis: redis_lib.Redis, job: Job, tick: datetime) -> None:
     redis.set(_last_key(job), tick.isoformat())
 
 
+def last_sent_ticks(redis: redis_lib.Redis) -> dict[str, datetime]:
+    """Each job's last tick sent, for operators (a scheduler that stopped shows as the
+    every-minute jobs' ticks growing old: README, Operating)."""
+    names = [job.name for job in SCHEDULE]
+    values = redis.mget([_last_key(job) for job in SCHEDULE])
+    return {
+        name: datetime.fromisoformat(raw.decode() if isinstance(raw, bytes) else raw)
+        for name, raw in zip(names, values, strict=True)
+        if raw
+    }
+
+
 def _send(job: Job, broker: dramatiq.Broker) -> None:
     """Queue the job; an outboxed one is first written to the outbox (committed), so
     the redrive sends it again if the queue loses it."""

@@ -6,6 +6,7 @@ import logging
 
 from models.ads import measurement
 from models.ads.reservations import expire_ended, release_unpaid_holds
+from models.metrics import AD_EVENTS, HOLD_RELEASES
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,7 @@ def release_unpaid_ad_holds() -> None:
     rerun finds nothing left to release."""
     released = release_unpaid_holds()
     if released:
+        HOLD_RELEASES.labels(source="expiry").inc(len(released))
         log.info("released %d unpaid hold(s)", len(released))
 
 
@@ -39,14 +41,18 @@ def record_click(
     """Log one click under the id made when it arrived; a redelivery inserts nothing.
     view_token and is_bot come last and optional, so messages queued before them still
     run."""
-    measurement.record_click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
+    if measurement.record_click(
+        click_id, reservation_id, country, user_agent, at, view_token, is_bot
+    ):
+        AD_EVENTS.labels(kind="click", stage="counted").inc()
 
 
 @actor(queue_name="measure", max_retries=20)
 def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str) -> None:
     """Count one impression; its event id is recorded in the same transaction, so a
     redelivery counts nothing."""
-    measurement.record_impression(event_id, reservation_id, date, country, at)
+    if measurement.record_impression(event_id, reservation_id, date, country, at):
+        AD_EVENTS.labels(kind="impression", stage="counted").inc()
 
 
 @actor(queue_name="ads", max_retries=5)

@@ -10,6 +10,7 @@ import os
 from peewee import Database, Model, sort_models
 
 import models.payments.local_engine  # noqa: F401  (declares the local provider's tables)
+from models.metrics import counter_values
 from models.tables import BaseModel
 
 TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
@@ -25,6 +26,23 @@ REAL_BROWSER_UA = (
 
 # Kept between tests: the record of applied migrations and the seeded ad slots.
 KEPT_TABLES = frozenset({"schema_migrations", "ad_slots"})
+
+
+def metric_changes(name: str, **labels: str):
+    """A callable giving how a counter moved since this call, by its other labels (one
+    label: its value), leaving out what did not move. Counters live as long as the test
+    process: a test reads its own changes, not the totals."""
+    before = counter_values(name, **labels)
+
+    def changes() -> dict:
+        moved = {}
+        for key, value in counter_values(name, **labels).items():
+            delta = value - before.get(key, 0.0)
+            if delta:
+                moved[key[0] if len(key) == 1 else key] = int(delta)
+        return moved
+
+    return changes
 
 
 def come_to_rest(locator):

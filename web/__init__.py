@@ -14,10 +14,23 @@ from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
 
 import tasks
+from models import logs
 from models.countries import backfill_user_country
 from models.db import db, init_db
 from models.settings import Settings, load_settings, use_settings
-from web import admin, api, auth, dev_login, errors, i18n, local_payments, pages, preferences
+from web import (
+    admin,
+    api,
+    auth,
+    dev_login,
+    errors,
+    i18n,
+    local_payments,
+    metrics,
+    pages,
+    preferences,
+    request_log,
+)
 from web.api.operation import check_response
 
 csrf = CSRFProtect()
@@ -30,6 +43,7 @@ MAX_BODY_BYTES = 2 * 1024 * 1024
 
 def create_app(settings: Settings | None = None) -> Flask:
     settings = use_settings(settings or load_settings())
+    logs.configure(settings.log_format, component="web", secrets=logs.secret_values(settings))
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=settings.secret_key,
@@ -45,6 +59,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.json.ensure_ascii = False
     init_db(settings.database_url)
     _connection_per_request(app)
+    metrics.init_app(app)  # first: its timer starts before, and its count ends after, the rest
+    request_log.init_app(app)  # the request id and the access line, around all but metrics
 
     tasks.setup(settings)  # the broker, with every actor, before any view sends a message
 

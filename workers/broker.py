@@ -8,6 +8,7 @@ QUEUE_BROKER=stub for Dramatiq's in-memory StubBroker.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -18,12 +19,14 @@ from dramatiq.brokers import redis as dramatiq_redis
 from dramatiq.brokers.stub import StubBroker
 from dramatiq.common import current_millis
 from dramatiq.middleware import default_middleware
+from dramatiq.middleware.prometheus import Prometheus
 from dramatiq.middleware.retries import Retries
 
 from models import redis_client
 from models.settings import Settings, get_settings
 from workers import actors
 from workers.actors import BrokerNotSetUp
+from workers.log_context import LogContext
 from workers.middleware import DatabaseConnection, OutboxAck, WorkerTimeouts
 
 # Transient failures (a locked database, an unreachable provider) clear within
@@ -92,8 +95,21 @@ class RedisBroker(dramatiq_redis.RedisBroker):
         return do_dispatch
 
 
+# Dramatiq's own setting for its Prometheus middleware's value files; `subsearch worker`
+# sets it, and only then is the middleware added: it records from process boot, which
+# only the worker command's processes have (not the web, nor the tests' stub worker).
+WORKER_METRICS_ENV = "dramatiq_prom_db"
+WORKER_METRICS_PORT = 9191
+WORKER_METRICS_PORT_ENV = "dramatiq_prom_port"  # Dramatiq's names, lower case as it reads them
+WORKER_METRICS_HOST_ENV = "dramatiq_prom_host"
+
+
 def _middleware() -> list[dramatiq.Middleware]:
-    stack = [m() for m in default_middleware if m is not Retries]
+    # LogContext first: every other middleware's lines carry the message's fields.
+    stack: list[dramatiq.Middleware] = [LogContext()]
+    stack += [m() for m in default_middleware if m is not Retries]
+    if os.environ.get(WORKER_METRICS_ENV):
+        stack.append(Prometheus())
     stack.append(
         Retries(max_retries=MAX_RETRIES, min_backoff=MIN_BACKOFF_MS, max_backoff=MAX_BACKOFF_MS)
     )

@@ -11,10 +11,10 @@ import uuid
 import pytest
 from peewee import OperationalError
 
-from models import operational_counters
 from models.payments import webhooks
 from models.tables import AdReservation, PaymentEvent
 from tests.factories import make_reservation
+from tests.fixtures import metric_changes
 
 AD = "/api/webhooks/payment/ad-checkout"
 SUBSCRIPTION = "/api/auth/payment/webhook"
@@ -65,7 +65,7 @@ def post(client, path, payload, timestamp=None):
 
 @pytest.fixture
 def outcomes(redis_client):
-    return lambda: operational_counters.read("ad_checkout_webhook")
+    return metric_changes("subsearch_webhook_events", endpoint="ad-checkout")
 
 
 def paid_intent(reservation):

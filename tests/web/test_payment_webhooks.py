@@ -8,11 +8,10 @@ import uuid
 
 import pytest
 
-from models import operational_counters
 from models.payments import webhooks
 from models.tables import AdReservation, PaymentEvent
 from tests.factories import make_reservation
-from tests.fixtures import take_messages
+from tests.fixtures import metric_changes, take_messages
 
 AD = "/api/webhooks/payment/ad-checkout"
 SUBSCRIPTION = "/api/auth/payment/webhook"
@@ -89,7 +88,7 @@ def completed(reservation_id="r-x", intent="pi_1", payment_status="paid", **extr
 
 @pytest.fixture
 def outcomes(redis_client):
-    return lambda: operational_counters.read("ad_checkout_webhook")
+    return metric_changes("subsearch_webhook_events", endpoint="ad-checkout")
 
 
 def test_ad_webhook_sets_the_payment_intent_and_leaves_the_status(client, outcomes):

@@ -14,6 +14,7 @@ from models.ads.months import month_of
 from models.clock import iso, utcnow
 from models.countries import usable_country
 from models.errors import NotFound
+from models.metrics import AD_EVENTS
 from tasks.ads import record_click, record_impression
 from web.api import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
@@ -78,6 +79,7 @@ def ad_click(path, query):
         view_token=token if genuine else None,
         is_bot=measurement.is_bot(user_agent),
     )
+    AD_EVENTS.labels(kind="click", stage="accepted").inc()
     return redirect(state.redirect_url, code=302)
 
 
@@ -117,6 +119,7 @@ def ad_impression(path, query):
         country=measurement.stored_country(request.headers.get("Edge-IPCountry")),
         at=at,
     )
+    AD_EVENTS.labels(kind="impression", stage="accepted").inc()
     return "", 202
 
 

@@ -7,8 +7,9 @@ import logging
 
 from flask import jsonify, request
 
-from models import billing, operational_counters, outbox
+from models import billing, outbox
 from models.ads.checkout_events import apply_checkout_event
+from models.metrics import HOLD_RELEASES, WEBHOOK_EVENTS
 from models.payments import WebhookEvent, WebhookSignatureInvalid, get_provider, webhooks
 from web.api import accepts_any_body, bp
 from web.api.operation import SIGNED, operation
@@ -17,6 +18,13 @@ from web.api.schemas.system import ProviderEvent, Received
 from web.errors import error_response
 
 log = logging.getLogger(__name__)
+
+AD_CHECKOUT = "ad-checkout"
+SUBSCRIPTION = "subscription"
+
+
+def _outcome(endpoint: str, outcome: str) -> None:
+    WEBHOOK_EVENTS.labels(endpoint=endpoint, outcome=outcome).inc()
 
 
 def _verified_event() -> WebhookEvent:
@@ -42,18 +50,20 @@ def ad_checkout_webhook():
         outcome = apply_checkout_event(event)
     except WebhookSignatureInvalid as error:
         log.warning("ad checkout webhook: %s", error)
-        operational_counters.count("ad_checkout_webhook", "bad_signature")
+        _outcome(AD_CHECKOUT, "bad_signature")
         return jsonify(received=True)
     except Exception:
         # Nothing was written (the event's record shares the write's transaction).
         log.exception("ad checkout webhook failed; the provider will send it again")
-        operational_counters.count("ad_checkout_webhook", "error")
+        _outcome(AD_CHECKOUT, "error")
         return error_response(
             500, "internal_error", "The event could not be applied; send it again."
         )
     if outcome not in ("paid", "already_paid"):
         log.info("ad checkout webhook: %s (event %s)", outcome, event.id)
-    operational_counters.count("ad_checkout_webhook", outcome)
+    _outcome(AD_CHECKOUT, outcome)
+    if outcome == "hold_released":
+        HOLD_RELEASES.labels(source="webhook").inc()
     return jsonify(received=True)
 
 
@@ -73,6 +83,7 @@ def subscription_webhook():
         event = _verified_event()
     except WebhookSignatureInvalid as error:
         log.warning("subscription webhook: %s", error)
+        _outcome(SUBSCRIPTION, "bad_signature")
         return error_response(400, "invalid_request", "The webhook signature is not valid.")
     receipt = billing.receive_webhook_event(event, payload.decode("utf-8"))
     if receipt.pending:
@@ -81,7 +92,9 @@ def subscription_webhook():
         # again on a redelivery too: the first message may be the one Redis lost.
         outbox.send_event(billing.EVENT_ENDPOINT, event.id)
     if not receipt.new:
+        _outcome(SUBSCRIPTION, "duplicate")
         return jsonify(received=True, duplicate=True)
+    _outcome(SUBSCRIPTION, "stored")
     return jsonify(received=True)
 
 

@@ -7,12 +7,15 @@ import logging
 import click
 
 import tasks
-from models import migrations
+from models import logs, migrations
 from models.db import db as database
 from models.db import init_db
 from models.errors import DomainError
 from models.settings import ConfigError, get_settings
 from models.users import promote
+
+# The long-running commands log as the process they are; the others as the CLI.
+LOG_COMPONENTS = {"serve": "web", "worker": "worker", "scheduler": "scheduler", "dev": "dev"}
 
 
 def open_db() -> None:
@@ -23,20 +26,23 @@ def open_db() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Log at debug level.")
 def main(verbose: bool) -> None:
     """Operate subsearch."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     try:
-        get_settings()
+        settings = get_settings()
     except ConfigError as error:
         raise click.ClickException(f"configuration: {error}") from None
+    command = click.get_current_context().invoked_subcommand or ""
+    logs.configure(
+        settings.log_format,
+        component=LOG_COMPONENTS.get(command, "cli"),
+        secrets=logs.secret_values(settings),
+        level=logging.DEBUG if verbose else logging.INFO,
+    )
     tasks.setup()  # the broker, for the commands that enqueue (it connects on first use)
 
 
 @main.group()
 def db() -> None:
-    """Database schema."""
+    """Database schema, backups and restores."""
 
 
 @db.command("upgrade")
@@ -65,4 +71,4 @@ def users_promote(email: str) -> None:
     click.echo(f"{user.email} is now admin")
 
 
-from web.cli import ads, batch, catalog, processes, queue, search  # noqa: E402,F401  (attach their commands)
+from web.cli import ads, backups, batch, catalog, processes, queue, search  # noqa: E402,F401  (attach their commands)

@@ -7,17 +7,25 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import click
 import redis
 
 from models import migrations, redis_client
-from models.settings import get_settings
+from models.metrics import MULTIPROCESS_ENV, prepare_multiprocess_dir
+from models.settings import Settings, get_settings
 from scheduler.runner import run
 from web import create_app
 from web.cli import main, open_db
-from workers.broker import get_broker
+from workers.broker import (
+    WORKER_METRICS_ENV,
+    WORKER_METRICS_HOST_ENV,
+    WORKER_METRICS_PORT,
+    WORKER_METRICS_PORT_ENV,
+    get_broker,
+)
 from workers.redis_server import ensure_redis
 
 QUEUE_PREFETCH = 64
@@ -30,12 +38,17 @@ QUEUE_PREFETCH = 64
 def serve(host: str, port: int, workers: int) -> None:
     """Run the web front (gunicorn in production, Flask's server in development)."""
     if get_settings().is_production:
+        # gunicorn's workers add their metrics up through value files in one folder,
+        # named before any of them imports prometheus_client.
+        _metrics_folder(MULTIPROCESS_ENV, "web")
         os.execvp(
             sys.executable,
             [
                 sys.executable,
                 "-m",
                 "gunicorn",
+                "--logger-class",  # gunicorn's own lines in LOG_FORMAT too
+                "web.gunicorn_log.Logger",
                 "--workers",
                 str(workers),
                 "--bind",
@@ -55,7 +68,7 @@ def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
     args = [
         sys.executable,
         "-m",
-        "dramatiq",
+        "workers.command",  # Dramatiq's CLI, its main process logging in LOG_FORMAT too
         # Dramatiq's CLI calls tasks.setup() in each worker process, then uses the
         # broker it set (`module:callable`, in Dramatiq's own words "a callable that
         # sets up a broker").
@@ -70,7 +83,24 @@ def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
     # Dramatiq prefetches only 2 messages a thread by default, and a consumer whose
     # prefetch is full backs off for up to seconds: keep enough in hand to stay busy.
     os.environ.setdefault("dramatiq_queue_prefetch", str(QUEUE_PREFETCH))
+    # Dramatiq's Prometheus middleware (workers/broker.py adds it when this folder is
+    # set) serves the worker processes' metrics, ours included, on the loopback only.
+    folder = _metrics_folder(WORKER_METRICS_ENV, "worker")
+    os.environ[MULTIPROCESS_ENV] = folder
+    os.environ.setdefault(WORKER_METRICS_HOST_ENV, "127.0.0.1")
+    os.environ.setdefault(WORKER_METRICS_PORT_ENV, str(WORKER_METRICS_PORT))
     os.execvp(sys.executable, args)
+
+
+def _metrics_folder(variable: str, name: str) -> str:
+    """The folder `variable` names (default: one for `name` in the temporary folder),
+    emptied for this run, and set in the environment the process execs with."""
+    folder = os.environ.get(variable) or os.path.join(
+        tempfile.gettempdir(), f"subsearch-metrics-{name}"
+    )
+    prepare_multiprocess_dir(folder)
+    os.environ[variable] = folder
+    return folder
 
 
 @main.command()
@@ -94,6 +124,21 @@ def scheduler(interval: float) -> None:
             interval=interval,
             stop=lambda: bool(stopping),
         )
+
+
+def where_to_look(settings: Settings, port: int) -> list[str]:
+    """What an operator of this machine reads: metrics and logs (README, Operating)."""
+    web = (
+        f"metrics: http://127.0.0.1:{port}/metrics with 'Authorization: Bearer $METRICS_TOKEN'"
+        if settings.metrics_token
+        else "metrics: set METRICS_TOKEN in .env to turn on /metrics (off: 404)"
+    )
+    worker = os.environ.get(WORKER_METRICS_PORT_ENV, str(WORKER_METRICS_PORT))
+    return [
+        web,
+        f"worker metrics: http://127.0.0.1:{worker}/ (Dramatiq's exposition, loopback only)",
+        "logs: every process writes to standard error, here (LOG_FORMAT=json or text)",
+    ]
 
 
 def _interrupt(*_: object) -> None:
@@ -120,6 +165,8 @@ def dev(port: int) -> None:
         subprocess.Popen([*me, "scheduler"]),
     ]
     click.echo(f"subsearch is running at http://127.0.0.1:{port}/ (Ctrl-C stops it)")
+    for line in where_to_look(settings, port):
+        click.echo(f"  {line}")
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         while all(child.poll() is None for child in children):

@@ -9,7 +9,7 @@ from flask import jsonify
 from werkzeug.wrappers import Response as HttpResponse
 
 from models import outbox
-from models.operational_counters import read as read_counters
+from models.metrics import counter_values
 from web.api.admin import bp
 from web.api.operation import ADMIN, operation
 from web.api.schemas import system
@@ -53,5 +53,9 @@ def queue_requeue(body: system.Requeue) -> HttpResponse:
 @bp.get("/counters")
 @operation(auth=ADMIN, responses={200: system.Counters})
 def operational_counters() -> HttpResponse:
-    """Outcome counts of the webhooks, for operators."""
-    return jsonify(counters={"adCheckoutWebhook": read_counters("ad_checkout_webhook")})
+    """Outcome counts of the ad checkout webhook since the web processes started (the
+    same counter GET /metrics shows as subsearch_webhook_events_total)."""
+    counts = counter_values("subsearch_webhook_events", endpoint="ad-checkout")
+    return jsonify(
+        counters={"adCheckoutWebhook": {outcome: int(n) for (outcome,), n in counts.items()}}
+    )

@@ -1,0 +1,141 @@
+"""`GET /metrics`: the Prometheus text format for operators, never public (README,
+Operating). It answers only when METRICS_TOKEN is set (otherwise 404, as if it did not
+exist) and the request carries `Authorization: Bearer <METRICS_TOKEN>` (otherwise 401).
+
+Every request is counted here by its route template (`/api/videos/<video_id>/unlock`,
+never the raw path: one series per route, not per video) and status class, and timed.
+What waits (the outbox, each queue's messages and dead letters) is measured at scrape
+time, so it is right even when no process has recorded anything since it started.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import Callable, Iterable
+
+import redis
+from flask import Blueprint, Flask, Response, abort, g, request
+from peewee import PeeweeException
+from prometheus_client import CONTENT_TYPE_LATEST
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
+
+from models import outbox, redis_client
+from models.metrics import REQUEST_SECONDS, REQUESTS, exposition
+from models.settings import get_settings
+from scheduler.runner import last_sent_ticks
+from web.errors import error_response
+from workers import deadletters
+from workers.broker import get_broker
+
+bp = Blueprint("metrics", __name__)
+log = logging.getLogger(__name__)
+
+UNMATCHED = "<unmatched>"  # a 404 for no route at all: one series for all of them
+
+
+class WaitingWork(Collector):
+    """The outbox (waiting count, oldest age), the scheduler's last tick per job, and the
+    queues (ready, delayed and dead messages by queue), read when scraped. A part that
+    cannot be read is left out and counted in subsearch_scrape_errors, so the scrape
+    itself still answers."""
+
+    def __init__(self, broker: Callable[[], object] = get_broker):
+        self.broker = broker
+
+    def collect(self) -> Iterable[Metric]:
+        errors = GaugeMetricFamily(
+            "subsearch_scrape_errors",
+            "Parts of this scrape that could not be read (1), by part.",
+            labels=["part"],
+        )
+        try:
+            waiting = outbox.waiting()
+        except PeeweeException:
+            log.warning("metrics: the outbox could not be read", exc_info=True)
+            errors.add_metric(["outbox"], 1)
+        else:
+            yield GaugeMetricFamily(
+                "subsearch_outbox_waiting",
+                "Stored events and messages not yet processed (outbox and webhook events).",
+                value=waiting.count,
+            )
+            yield GaugeMetricFamily(
+                "subsearch_outbox_oldest_age_seconds",
+                "Age of the oldest unprocessed outbox entry; 0 when none waits.",
+                value=waiting.oldest_seconds or 0.0,
+            )
+        try:
+            ticks = last_sent_ticks(redis_client.get_redis())
+        except redis.RedisError:
+            log.warning("metrics: the scheduler's ticks could not be read", exc_info=True)
+            errors.add_metric(["scheduler"], 1)
+        else:
+            sent = GaugeMetricFamily(
+                "subsearch_scheduler_last_tick_timestamp_seconds",
+                "When each scheduled job's last tick was (Unix time) that a scheduler sent.",
+                labels=["job"],
+            )
+            for job, tick in sorted(ticks.items()):
+                sent.add_metric([job], tick.timestamp())
+            yield sent
+        broker = self.broker()
+        if hasattr(broker, "client"):  # the Redis broker; the tests' stub keeps no queues
+            try:
+                rows = deadletters.status(broker)  # type: ignore[arg-type]
+            except redis.RedisError:
+                log.warning("metrics: the queues could not be read", exc_info=True)
+                errors.add_metric(["queues"], 1)
+            else:
+                messages = GaugeMetricFamily(
+                    "subsearch_queue_messages",
+                    "Messages by queue and state: ready, delayed, dead (dead-lettered).",
+                    labels=["queue", "state"],
+                )
+                for row in rows:
+                    messages.add_metric([row.queue, "ready"], row.ready)
+                    messages.add_metric([row.queue, "delayed"], row.delayed)
+                    messages.add_metric([row.queue, "dead"], row.dead)
+                yield messages
+        yield errors
+
+
+def _start_timer() -> None:
+    g.metrics_started = time.perf_counter()
+
+
+def _count(response: Response) -> Response:
+    started = g.pop("metrics_started", None)
+    route = request.url_rule.rule if request.url_rule else UNMATCHED
+    REQUESTS.labels(
+        route=route, method=request.method, status=f"{response.status_code // 100}xx"
+    ).inc()
+    if started is not None:
+        REQUEST_SECONDS.labels(route=route, method=request.method).observe(
+            time.perf_counter() - started
+        )
+    return response
+
+
+@bp.get("/metrics")
+def metrics() -> Response | tuple[Response, int]:
+    token = get_settings().metrics_token
+    if not token:
+        abort(404)
+    given = request.headers.get("Authorization", "")
+    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        response, status = error_response(
+            401, "unauthenticated", "Send Authorization: Bearer <METRICS_TOKEN>."
+        )
+        response.headers["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response, status
+    return Response(exposition([WaitingWork()]), content_type=CONTENT_TYPE_LATEST)
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(_start_timer)
+    app.after_request(_count)
+    app.register_blueprint(bp)
