@@ -1,13 +1,19 @@
 """What the home page offers to start from: example searches and the indexed channels.
 
 Example searches are what people searched most in the last 30 days (by how many members
-searched the words); with no such history, the words found most often in the titles of
+searched the words, and only words at least two members searched: one person's search is
+never shown to others); with no such history, the words found most often in the titles of
 recent videos; with neither, none (the page never invents searches or results).
+
+The home page is the most visited one and its two grouped queries read the whole
+history and index: each process keeps the answer for a minute.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,6 +30,8 @@ HISTORY_DAYS = 30
 RECENT_TITLES = 200
 CHANNEL_COUNT = 24
 HIDDEN_STATUSES = ("deleted", "opted_out")
+MIN_SEARCHERS = 2
+KEEP_SECONDS = 60.0
 
 # Title words: runs between spaces, brackets and punctuation, 2 to 12 characters long.
 _TITLE_SPLIT = re.compile(
@@ -44,8 +52,24 @@ class Home:
     channels: list[HomeChannel]
 
 
-def home(example_count: int = EXAMPLE_COUNT, channel_count: int = CHANNEL_COUNT) -> Home:
-    return Home(example_searches(example_count), indexed_channels(channel_count))
+_kept: tuple[float, Home] | None = None
+_lock = threading.Lock()
+
+
+def home() -> Home:
+    """The home page's offer, read again at most once a minute by this process."""
+    global _kept
+    with _lock:
+        if _kept is None or time.monotonic() - _kept[0] > KEEP_SECONDS:
+            _kept = (time.monotonic(), Home(example_searches(), indexed_channels()))
+        return _kept[1]
+
+
+def forget_home() -> None:
+    """Read the home page's offer again on its next request (tests)."""
+    global _kept
+    with _lock:
+        _kept = None
 
 
 def example_searches(count: int = EXAMPLE_COUNT) -> list[str]:
@@ -53,13 +77,15 @@ def example_searches(count: int = EXAMPLE_COUNT) -> list[str]:
 
 
 def popular_queries(count: int = EXAMPLE_COUNT, days: int = HISTORY_DAYS) -> list[str]:
-    """The queries most members searched in the last `days` days, most searched first."""
+    """The queries most members searched in the last `days` days, most searched first;
+    only those at least MIN_SEARCHERS members searched."""
     since = iso(utcnow() - timedelta(days=days))
     searchers = fn.COUNT(SearchHistory.user.distinct())
     rows = (
         SearchHistory.select(SearchHistory.query, searchers.alias("searchers"))
         .where(SearchHistory.searched_at >= since)
         .group_by(SearchHistory.query)
+        .having(searchers >= MIN_SEARCHERS)
         .order_by(searchers.desc(), SearchHistory.query)
         .limit(count)
     )

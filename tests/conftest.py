@@ -30,6 +30,7 @@ import tasks
 from models import migrations
 from models.ads.delivery import clear_process_cache
 from models.db import db, init_db
+from models.home import forget_home
 from models.search.embedded.layout import DATA_TABLES
 from models.settings import get_settings, load_settings, use_settings
 from tests.fakes.http import serve
@@ -276,6 +277,7 @@ def redis_up(redis_backend):
     models.redis_client) or another's cached ad delivery."""
     models.redis_client.reset()
     clear_process_cache()
+    forget_home()
     yield
     models.redis_client.reset()
 

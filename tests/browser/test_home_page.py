@@ -3,15 +3,12 @@ indexed channels fit the screen, and a channel's box searches inside that channe
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from models import library
 from models.search import SearchQuery
 from tests.factories import make_channel, make_user, make_video
-
-SHOTS = "/tmp/shots/h1"
+from tests.fixtures import keep_screenshot
 
 
 @pytest.fixture
@@ -20,7 +17,8 @@ def started():
         channel = make_channel(title=title)
         for n in range(3):
             make_video(channel, title=f"{title} {n}")
-    for n, words in enumerate(["大阪 ラーメン", "大阪 ラーメン", "京都 紅葉", "夜景"]):
+    searched = ["大阪 ラーメン"] * 3 + ["京都 紅葉"] * 2 + ["夜景"] * 2  # two members at least
+    for n, words in enumerate(searched):
         library.record_search(make_user(email=f"home{n}@example.jp").id, SearchQuery(q=words))
 
 
@@ -33,8 +31,7 @@ def test_home_page_offers_searches_and_channels(page, site, started, violations,
     channels = page.locator(".home-channel")
     assert channels.count() == 3
     assert "動画 3 本" in channels.first.inner_text()
-    os.makedirs(SHOTS, exist_ok=True)
-    page.screenshot(path=f"{SHOTS}/home-{width}.png", full_page=True)
+    keep_screenshot(page, f"home-{width}")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     # A channel's own box starts a search narrowed to it
     kyoto = channels.filter(has_text="京都の散歩道")
