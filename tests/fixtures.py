@@ -45,6 +45,29 @@ def metric_changes(name: str, **labels: str):
     return changes
 
 
+# A folder: the browser tests save there the pages they look at, to be looked at by a
+# person (PAGE_SCREENSHOTS=/tmp/shots pytest tests/browser); unset, nothing is saved.
+PAGE_SCREENSHOTS = os.environ.get("PAGE_SCREENSHOTS")
+
+
+def keep_screenshot(page, name: str) -> None:
+    """The whole page as NAME.png in PAGE_SCREENSHOTS, when that is set."""
+    if PAGE_SCREENSHOTS:
+        os.makedirs(PAGE_SCREENSHOTS, exist_ok=True)
+        page.screenshot(path=os.path.join(PAGE_SCREENSHOTS, f"{name}.png"), full_page=True)
+
+
+def keep_screenshots_at(page, name: str, widths=(375, 1280)) -> None:
+    """The page at a phone's and a desktop's width (NAME-375.png, NAME-1280.png), then
+    back to the tests' window."""
+    if not PAGE_SCREENSHOTS:
+        return
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": 800})
+        keep_screenshot(page, f"{name}-{width}")
+    page.set_viewport_size({"width": 1000, "height": 700})
+
+
 def come_to_rest(locator):
     """Scroll to the element and let two frames pass, as a hand does before it clicks.
     Chromium routes a click that follows a scroll at once by where a cross-site frame

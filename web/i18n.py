@@ -217,6 +217,23 @@ def day(value: str | date | None, form: str = "long") -> str:
     return format_date(value, form, locale=locale_code())
 
 
+def months(start: str, end: str) -> str:
+    """A reservation's period of `YYYY-MM` months: `2027年1月`, or `2027年1月 〜 2027年3月`."""
+    if start == end:
+        return day(start)
+    return _("%(start)s to %(end)s", start=day(start), end=day(end))
+
+
+def placement(slot: str, position: int, country: str) -> str:
+    """Where an ad runs: `検索結果下部 × 1 × 日本`."""
+    return _(
+        "%(slot)s × %(position)s × %(country)s",
+        slot=slot_label(slot),
+        position=position,
+        country=country_name(country),
+    )
+
+
 def zone_abbreviation() -> str:
     return datetime.now(ZoneInfo(str(get_timezone()))).strftime("%Z")
 
@@ -329,11 +346,20 @@ def client_text(page_text: dict[str, str] | list[dict[str, str]] | None = None) 
     return {
         "locale": locale_code(),
         "timeZone": str(get_timezone()),
+        **_api_words(locale_code()),
+        "page": page,
+    }
+
+
+@cache
+def _api_words(locale: str) -> dict:
+    """The API's codes, fields and problems in `locale` (the current one: the key keeps
+    each language's words apart); the same on every page, so made once a language."""
+    return {
         "codes": {code: str(words) for code, words in ERROR_CODES.items()},
         "fields": {name: str(words) for name, words in FIELDS.items()},
         "problems": [[regex, str(words)] for regex, words in PROBLEMS],
         "fallback": str(_("please check this value")),
-        "page": page,
     }
 
 
@@ -355,6 +381,8 @@ def init_app(app: Flask) -> None:
     )
     app.jinja_env.globals.update(
         locale_code=locale_code,
+        months=months,
+        placement=placement,
         client_text=client_text,
         language_names=LANGUAGE_NAMES,
         zone_abbreviation=zone_abbreviation,

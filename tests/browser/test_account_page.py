@@ -3,23 +3,11 @@ wrong code's refusal in Japanese, switch the page to English."""
 
 from __future__ import annotations
 
-import os
-
 from playwright.sync_api import expect
 
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name):
-    if not SHOTS:
-        return
-    for width in (375, 1280):
-        page.set_viewport_size({"width": width, "height": 800})
-        page.screenshot(path=os.path.join(SHOTS, f"{name}-{width}.png"), full_page=True)
-    page.set_viewport_size({"width": 1000, "height": 700})
+from tests.fixtures import keep_screenshots_at
 
 
 def test_copy_claim_and_switch_to_english(page, site):
@@ -27,7 +15,7 @@ def test_copy_claim_and_switch_to_english(page, site):
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     sign_in(page, site, user.email)
     page.goto(f"{site}/account")
-    shoot(page, "account")
+    keep_screenshots_at(page, "account")
     for width in (375, 1280):
         page.set_viewport_size({"width": width, "height": 800})
         overflow = page.evaluate(
@@ -59,10 +47,10 @@ def test_copy_claim_and_switch_to_english(page, site):
     assert page.locator("h1").inner_text() == "Account"
     assert page.locator("[data-subscribe='plus']").inner_text() == "Subscribe to Plus"
     assert page.locator("[data-preferences] select[name=locale]").input_value() == "en"
-    shoot(page, "account-en")
+    keep_screenshots_at(page, "account-en")
 
 
 def test_the_404_page_in_japanese(page, site):
     page.goto(f"{site}/no-such-page")
     assert "このページは見つかりません。" in page.locator(".error-message").inner_text()
-    shoot(page, "404")
+    keep_screenshots_at(page, "404")

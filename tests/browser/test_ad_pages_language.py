@@ -3,10 +3,9 @@ raw months on them, and the admin tables fit a phone (issue 13)."""
 
 from __future__ import annotations
 
-import os
-
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_reservation, make_user
+from tests.fixtures import keep_screenshot
 
 CODES = ("search-result-bottom", "search-result-midroll", "pending_review", "active", "2027-01")
 
@@ -14,10 +13,7 @@ CODES = ("search-result-bottom", "search-result-midroll", "pending_review", "act
 def shoot(page, name, width):
     page.set_viewport_size({"width": width, "height": 900})
     page.wait_for_timeout(100)
-    folder = os.environ.get("PAGE_SCREENSHOTS")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        page.screenshot(path=os.path.join(folder, f"{name}-{width}.png"), full_page=True)
+    keep_screenshot(page, f"{name}-{width}")
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{name} is wider than {width} px"
 

@@ -4,26 +4,13 @@ sees the new plan and credits; then cancels and sees the end date."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.fixtures import drain
+from tests.fixtures import drain, keep_screenshots_at
 
 MEMBER = "portal-browser@example.jp"
-# Where screenshots go when asked for (to look at the pages at phone and desktop widths).
-SHOTS = os.environ.get("SCREENSHOT_DIR")
-
-
-def shoot(page, name):
-    if not SHOTS:
-        return
-    for width in (375, 1280):
-        page.set_viewport_size({"width": width, "height": 800})
-        page.screenshot(path=os.path.join(SHOTS, f"{name}-{width}.png"), full_page=True)
-    page.set_viewport_size({"width": 1000, "height": 700})
 
 
 def no_sideways_scroll(page):
@@ -43,7 +30,7 @@ def subscribed(page, site, stub_broker, stub_worker):
     page.goto(f"{site}/account")
     page.click("[data-subscribe='plus']")
     page.wait_for_url("**/_local-payments/checkout/**")
-    shoot(page, "checkout")
+    keep_screenshots_at(page, "checkout")
     no_sideways_scroll(page)
     page.click("button:text-is('支払う')")
     page.wait_for_url("**/account?subscribed=plus")
@@ -56,13 +43,13 @@ def test_account_page_to_portal_change_plan_and_back(subscribed, site, stub_brok
     page = subscribed
     assert page.locator("[data-plan]").get_attribute("data-plan") == "plus"
     assert page.locator("[data-renews-on]").is_visible()
-    shoot(page, "account-plus")
+    keep_screenshots_at(page, "account-plus")
     no_sideways_scroll(page)
 
     page.click("[data-portal]")
     page.wait_for_url("**/_local-payments/portal/**")
     assert page.locator("[data-portal-plan]").get_attribute("data-portal-plan") == "plus"
-    shoot(page, "portal-plus")
+    keep_screenshots_at(page, "portal-plus")
     no_sideways_scroll(page)
 
     page.click("[data-change-plan='pro']")
@@ -84,12 +71,12 @@ def test_account_page_to_portal_change_plan_and_back(subscribed, site, stub_brok
     drain(stub_broker, stub_worker)
     page.reload()
     assert page.locator("[data-portal-cancels]").is_visible()
-    shoot(page, "portal-cancelled")
+    keep_screenshots_at(page, "portal-cancelled")
     page.click("[data-portal-return]")
     page.wait_for_url(f"{site}/account")
     assert "に解約されます" in page.locator("[data-cancels-on]").inner_text()
     assert page.locator("[data-plan]").get_attribute("data-plan") == "pro"
-    shoot(page, "account-cancelled")
+    keep_screenshots_at(page, "account-cancelled")
     no_sideways_scroll(page)
 
 

@@ -4,7 +4,6 @@ same numbers in a table, at phone and desktop widths, and nothing refused by the
 
 from __future__ import annotations
 
-import os
 import uuid
 from datetime import UTC, datetime
 
@@ -14,6 +13,7 @@ import requests
 from models.tables import AdClickLog, AdImpressionDaily
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_reservation, make_user
+from tests.fixtures import keep_screenshot
 from tests.web.test_ad_purchase_lifecycle import buy
 from web import pages
 
@@ -102,10 +102,7 @@ def hover_legend(page, figure):
 def shoot(page, name, width):
     page.set_viewport_size({"width": width, "height": 900})
     page.wait_for_timeout(200)  # the chart follows the resize
-    folder = os.environ.get("CHART_SCREENSHOTS")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        page.screenshot(path=os.path.join(folder, f"{name}-{width}.png"), full_page=True)
+    keep_screenshot(page, f"{name}-{width}")
     figure = page.locator("figure[data-chart]")
     right = figure.evaluate("f => f.getBoundingClientRect().right")
     assert right <= width, f"the chart is wider than a {width} px screen"

@@ -4,8 +4,6 @@ ad slots keep the spec's grid (2 / 3 / 4 columns, cards at least 300 px high).""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from models import ingest
@@ -14,15 +12,13 @@ from models.ads.months import add_months, month_of
 from models.clock import utcnow
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_profile, make_reservation, make_user
-from tests.fixtures import drain
+from tests.fixtures import PAGE_SCREENSHOTS, drain, keep_screenshots_at
 
 WIDTHS = (360, 768, 1280)
 CH = "UCpagewidthspagewidths01"
 VIDEO_IDS = [f"width{n:06d}" for n in range(MIDROLL_EVERY_HITS + 1)]
 LONG_WORD = "Supercalifragilisticexpialidocious" * 3
 NEXT = add_months(month_of(utcnow()), 1)
-# Set to a folder to keep screenshots at 375 and 1280 px (for a person to look at).
-SHOTS = os.environ.get("PAGE_WIDTH_SCREENSHOTS")
 
 # The labels of each line box inside an element: more than one top means the text
 # wrapped, e.g. 検索 drawn as 検 over 索.
@@ -88,13 +84,9 @@ def check_pages(page, site, paths: list[str], shots: dict[str, str] | None = Non
     for path in paths:
         for width in WIDTHS:
             found += problems_at(page, f"{site}{path}", width, 404 if "no-such" in path else 200)
-        if SHOTS and shots and path in shots:
-            for width in (375, 1280):
-                page.set_viewport_size({"width": width, "height": 800})
-                page.goto(f"{site}{path}")
-                page.screenshot(
-                    path=os.path.join(SHOTS, f"{shots[path]}-{width}.png"), full_page=True
-                )
+        if PAGE_SCREENSHOTS and shots and path in shots:
+            page.goto(f"{site}{path}")
+            keep_screenshots_at(page, shots[path])
     assert not found, "\n".join(found)
 
 

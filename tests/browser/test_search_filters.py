@@ -4,7 +4,6 @@ and on a phone the open filters fit the screen."""
 
 from __future__ import annotations
 
-import os
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -12,11 +11,8 @@ import pytest
 from models import library
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.fixtures import REAL_BROWSER_UA
+from tests.fixtures import REAL_BROWSER_UA, keep_screenshot
 from tests.web.test_search_page_filters import QUIET, RAMEN, UDON, index_two_channels
-
-# Set to a folder to keep a screenshot of each width (for a person to look at).
-SHOTS = os.environ.get("SEARCH_PAGE_SCREENSHOTS")
 
 
 @pytest.fixture
@@ -104,8 +100,7 @@ def test_the_open_filters_fit_the_screen(page, site, channels, width):
     page.goto(f"{site}/search?q=醤油&channels={RAMEN}")
     filters = page.locator(".search-filters")
     assert filters.get_attribute("open") is not None  # narrowed: open from the start
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"search-filters-{width}.png"), full_page=True)
+    keep_screenshot(page, f"search-filters-{width}")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     for selector in (".search-filters", ".filter-channels", ".channel-choices", ".filter-targets"):
         box = page.locator(selector).bounding_box()

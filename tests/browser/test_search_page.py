@@ -4,7 +4,6 @@ its moments, the ads' columns, and nothing wider than the screen."""
 from __future__ import annotations
 
 import base64
-import os
 import re
 
 import pytest
@@ -12,10 +11,9 @@ from playwright.sync_api import expect
 
 from models import ingest
 from models.ads.delivery import MIDROLL_EVERY_HITS, clear_process_cache
+from tests.fixtures import keep_screenshot
 
 CH = "UCsearchpagesearchpage01"
-# Set to a folder to keep a screenshot of each width (for a person to look at).
-SHOTS = os.environ.get("SEARCH_PAGE_SCREENSHOTS")
 # One video more than a midroll needs, so the first midroll fires.
 VIDEO_IDS = [f"noodle{n:05d}" for n in range(MIDROLL_EVERY_HITS + 1)]
 # A word with no break opportunity, longer than a phone's column.
@@ -78,8 +76,7 @@ def test_video_cards_with_moments_fit_the_screen(page, site, noodles, width, col
     twelfth = cards.nth(MIDROLL_EVERY_HITS - 1).bounding_box()
     assert midroll["y"] >= twelfth["y"] + twelfth["height"]
     # Nothing sideways: neither the page nor any card is wider than the screen
-    if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, f"s4-search-{width}.png"), full_page=True)
+    keep_screenshot(page, f"search-cards-{width}")
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     for n in range(cards.count()):
         box = cards.nth(n).bounding_box()
@@ -108,8 +105,7 @@ def test_thumbnails_that_cannot_load_give_way_to_a_drawn_placeholder(
     assert re.fullmatch(
         r"/videos/noodle00002\?(t=\d+&)?q=%E3%83%A9%E3%83%BC%E3%83%A1%E3%83%B3", href
     )
-    os.makedirs("/tmp/shots/h1", exist_ok=True)
-    page.screenshot(path=f"/tmp/shots/h1/search-{width}.png", full_page=True)
+    keep_screenshot(page, f"search-{width}")
     assert violations == []
 
 

@@ -3,17 +3,12 @@ is clicked; a video without readable subtitles says why instead of offering it."
 
 from __future__ import annotations
 
-import os
-
 from playwright.sync_api import expect
 
 from models.tables import User
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user, make_video
-from tests.fixtures import come_to_rest, held_until, settled_click
-
-# Set to a folder to keep a screenshot of each width (for a person to look at).
-SHOTS = os.environ.get("UNLOCK_PAGE_SCREENSHOTS")
+from tests.fixtures import come_to_rest, held_until, keep_screenshot, settled_click
 
 
 def credits_of(user):
@@ -77,8 +72,7 @@ def test_a_video_without_subtitles_says_why_and_offers_no_button(page, site):
             notice = page.locator(f"[data-subtitle-status={status}]")
             assert notice.is_visible()
             assert "字幕" in notice.inner_text()
-            if SHOTS:
-                page.screenshot(path=f"{SHOTS}/video-{status}-{width}.png", full_page=True)
+            keep_screenshot(page, f"video-{status}-{width}")
     page.goto(f"{site}/videos/{retrying.id}")
     # The retry time in the reader's zone (Asia/Tokyo for a Japanese reader)
     assert "2026/11/24 12:00" in page.locator("[data-subtitle-status=failed]").inner_text()

@@ -5,7 +5,6 @@ marked as it plays. The player is a local fake speaking YouTube's postMessage pr
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
@@ -15,10 +14,10 @@ from models import ingest
 from models.credits import unlock_video
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
+from tests.fixtures import keep_screenshot
 
 CH = "UCtranscripttranscript01"
 VIDEO = "transcript1"
-SHOTS = "/tmp/shots/h1"
 
 # A stand-in for the YouTube embed: records every command the page sends, answers
 # "listening", and reports the time it is told to report (window.report(seconds)).
@@ -99,7 +98,6 @@ def test_timestamps_seek_the_player_and_the_playing_cue_is_marked(
     expect(cues.nth(middle)).to_have_attribute("aria-current", "true")
     expect(cues.nth(middle)).to_have_class("current-cue")
     assert cues.nth(last).get_attribute("aria-current") is None
-    os.makedirs(SHOTS, exist_ok=True)
-    page.screenshot(path=f"{SHOTS}/video-{width}.png", full_page=True)
+    keep_screenshot(page, f"video-{width}")
     assert violations == []
     assert json.dumps(commands)  # every command was plain JSON the player could read

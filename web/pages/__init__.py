@@ -53,7 +53,7 @@ from web.api.schemas.account import VideoPath
 from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath, ServedAd
 from web.api.schemas.catalog import SearchParams, total_pages
 from web.charts import daily_lines
-from web.i18n import STATUSES, time_zones
+from web.i18n import time_zones
 from web.urls import history_search_url, search_url
 
 bp = Blueprint("pages", __name__)
@@ -244,9 +244,6 @@ def new_ad() -> str:
     )
 
 
-STATUS_LABELS = STATUSES  # the reservation statuses in the reader's words (web.i18n)
-
-
 def minutes_left(expires_at: str) -> int:
     """Whole minutes until an ISO time, rounded up (a checkout's time left)."""
     return max(0, math.ceil((parse_iso(expires_at) - utcnow()).total_seconds() / 60))
@@ -258,7 +255,6 @@ def own_ads() -> str:
     own = advertiser_reservations(current_user.id)
     return render_template(
         "ads/list.html",
-        status_labels=STATUS_LABELS,
         minutes_left=minutes_left,
         reservations=[OwnReservation.of(r).as_json() for r in own],
     )
@@ -273,7 +269,6 @@ def own_ad(reservation_id: str) -> str:
     return render_template(
         "ads/detail.html",
         r=report,
-        status_labels=STATUS_LABELS,
         minutes_left=minutes_left,
         chart=daily_lines(report["daily"], until=utcnow().date()),
         paid=request.args.get("paid"),
