@@ -62,6 +62,11 @@ class RedisBroker(dramatiq_redis.RedisBroker):
         self._maintained: dict[str, float] = {}
         self._maintenance_lock = threading.Lock()
 
+    def close(self) -> None:
+        """Close the pool's connections (Dramatiq's Redis broker leaves them to the
+        garbage collector, which warns of each open socket it finds)."""
+        self.client.connection_pool.disconnect()
+
     def _maintenance_due(self, command: str, queue_name: str) -> int:
         if command != "fetch":
             return 0

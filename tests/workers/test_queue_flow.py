@@ -104,3 +104,17 @@ def test_a_dead_letter_is_shown_and_requeued(redis_broker, worker_process, redis
     assert "requeued 1" in requeued.stdout
     assert wait_for(lambda: runs(redis_client, key) == 1), "the requeued message never ran"
     assert redis_client.zcard("dramatiq:flow.XQ") == 0
+
+
+def test_closing_a_broker_closes_its_connections(redis_client):
+    """Dramatiq's Redis broker leaves its sockets to the garbage collector; ours closes
+    them (a worker's shutdown, and every test that builds a broker)."""
+    broker = build_broker(TEST_REDIS_URL)
+    mine = broker.client.client_id()
+
+    def connected():
+        return any(int(client["id"]) == mine for client in redis_client.client_list())
+
+    assert connected()
+    broker.close()
+    assert wait_for(lambda: not connected(), timeout=5)
