@@ -2,9 +2,12 @@
 
 SQLite: the online backup API copies the pages of one read snapshot, so web and worker
 keep writing (WAL) and the copy is the database as it was at one moment. PostgreSQL:
-`pg_dump --format=custom` reads one snapshot too; `pg_restore` puts it back. Either
-way the copy is written next to PATH and renamed over it at the end, so a backup that
-fails never leaves half a file where the last good one was.
+`pg_dump --format=custom` reads one snapshot too. Either way the copy is written next
+to PATH and renamed over it at the end, so a backup that fails never leaves half a
+file where the last good one was. A restore is one transaction on either database
+(SQLite's backup API writes every page at once; on PostgreSQL psql applies the SQL
+`pg_restore` makes of the archive with `--single-transaction`): one that fails leaves
+the database as it was.
 
 The embedded search index (its own SQLite file) is not backed up: it is derived from
 the database and `subsearch search reindex` rebuilds it.
@@ -16,6 +19,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -273,7 +277,7 @@ def restore(url: str, path: Path, force: bool = False) -> Restored:
     kind, target = file_kind(path), dialect_of(url)
     if kind != target:
         raise BackupError(f"{path} is a {kind} backup; DATABASE_URL is a {target} database")
-    pg_restore = _tool("pg_restore") if target == "postgresql" else ""
+    tools = (_tool("pg_restore"), _tool("psql")) if target == "postgresql" else ("", "")
     holding = tables_with_rows(url)
     if holding and not force:
         raise BackupError(
@@ -283,7 +287,7 @@ def restore(url: str, path: Path, force: bool = False) -> Restored:
     if kind == "sqlite":
         _sqlite_restore(sqlite_path(url), path)
     else:
-        _postgres_restore(url, path, pg_restore)
+        _postgres_restore(url, path, *tools)
     return _level(url)
 
 
@@ -308,27 +312,54 @@ def _conninfo_dbname(url: str) -> str:
     return f"dbname='{quoted}'"
 
 
-def _postgres_restore(url: str, path: Path, pg_restore: str) -> None:
-    _run([pg_restore, "--list", str(path)], url)  # a readable archive, before dropping
-    with _connected(url) as database, database.atomic():
+def _postgres_restore(url: str, path: Path, pg_restore: str, psql: str) -> None:
+    """The archive as SQL from pg_restore, applied by psql in one transaction with the
+    drops before it: a restore that fails anywhere (a broken archive, a full disk, a
+    name taken) leaves the database as it was."""
+    _run([pg_restore, "--list", str(path)], url)  # a readable archive, before anything
+    with _connected(url) as database:
         # Tables a newer schema added are not in the archive: drop them all, so the
         # result is the backup's schema exactly and `db upgrade` can add them again.
-        for table in database.get_tables():
-            _execute(database, f'DROP TABLE IF EXISTS "{table}" CASCADE')
-    _run(
-        [
-            pg_restore,
-            "--clean",
-            "--if-exists",
-            "--no-owner",
-            "--no-privileges",
-            "--single-transaction",
-            "--exit-on-error",
-            f"--dbname={_conninfo_dbname(url)}",
-            str(path),
-        ],
-        url,
-    )
+        drops = "".join(
+            f'DROP TABLE IF EXISTS "{table}" CASCADE;' for table in database.get_tables()
+        )
+    env = {**os.environ, **libpq_environment(url)}
+    script = [
+        pg_restore,
+        "--clean",
+        "--if-exists",
+        "--no-owner",
+        "--no-privileges",
+        "--file=-",
+        str(path),
+    ]
+    apply = [psql, "--no-psqlrc", "--quiet", "--single-transaction", "--set=ON_ERROR_STOP=1"]
+    apply += [
+        f"--dbname={_conninfo_dbname(url)}",
+        *([f"--command={drops}"] if drops else []),
+        "--file=-",
+    ]
+    with tempfile.TemporaryFile() as script_errors:
+        sql = subprocess.Popen(script, env=env, stdout=subprocess.PIPE, stderr=script_errors)
+        assert sql.stdout is not None
+        with sql.stdout:
+            applied = subprocess.run(
+                apply,
+                env=env,
+                stdin=sql.stdout,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+            )
+        sql.wait()
+        script_errors.seek(0)
+        written = script_errors.read().decode(errors="replace").strip()
+    if sql.returncode != 0 and applied.returncode == 0:  # psql may have seen a cut script
+        raise BackupError(f"pg_restore failed: {written or f'exit status {sql.returncode}'}")
+    if applied.returncode != 0:
+        detail = applied.stderr.strip() or written or f"exit status {applied.returncode}"
+        raise BackupError(f"the restore was rolled back: {detail}")
 
 
 def _level(url: str) -> Restored:
