@@ -52,6 +52,17 @@ def test_the_form_shows_the_next_position_and_waits_for_consent(page, site):
     assert submit.is_disabled()  # no month
 
 
+def test_the_price_counts_months_in_the_reader_language(page, site):
+    make_profile(make_user(email="english@example.jp", locale="en"))
+    sign_in(page, site, "english@example.jp")
+    page.goto(f"{site}/ads/new")
+    price = page.locator("[data-price]")
+    price.filter(has_text="¥50,000 / month × 1 month = ¥50,000").wait_for()
+    page.fill("input[name=months]", "3")
+    page.dispatch_event("input[name=months]", "change")
+    price.filter(has_text="¥50,000 / month × 3 months = ¥150,000").wait_for()
+
+
 def test_the_disabled_button_looks_disabled(page, site):
     make_profile(make_user(email="look@example.jp"))
     sign_in(page, site, "look@example.jp")

@@ -60,11 +60,13 @@ def english_sentences() -> list[str]:
     the Japanese differs from, long enough to be words (not `API` or a placeholder)."""
     found = []
     for message in catalog("ja"):
-        if not message.id or not isinstance(message.id, str) or message.id == message.string:
+        if not message.id or message.id == message.string:
             continue
-        text = re.sub(r"%\(\w+\)s|\{\w+\}", "", message.id).strip()
-        if len(text) >= 4 and re.search(r"[A-Za-z]{3}", text):
-            found.append(text)
+        forms = message.id if isinstance(message.id, tuple) else (message.id,)  # plurals
+        for form in forms:
+            text = re.sub(r"%\(\w+\)s|\{\w+\}", "", form).strip()
+            if len(text) >= 4 and re.search(r"[A-Za-z]{3}", text):
+                found.append(text)
     return found
 
 

@@ -98,6 +98,9 @@ def test_search_pages_count_videos(client, moments):
     assert "<span>1 / 2</span>" in first and 'rel="next"' in first
     second = client.get("/search?q=夜景&sort=newest&perPage=1&page=2").get_data(as_text=True)
     assert list(_cards(second)) == ["titleOnly01"]
+    assert ">2 件</p>" in second
+    english = client.get("/search?q=夜景", headers={"Accept-Language": "en"})
+    assert ">2 videos</p>" in english.get_data(as_text=True)
 
 
 def test_more_videos_than_the_cap_read_as_1000_plus(client, moments, monkeypatch):
@@ -222,11 +225,14 @@ def test_search_and_video_pages_read_in_english_for_english_readers(client, inde
     en = {"Accept-Language": "en"}
     page = client.get("/search?q=大阪", headers=en).get_data(as_text=True)
     assert "Results for “大阪”" in page and "Filters and order" in page
-    assert "1 videos" in page and "February 1, 2026" in page
+    assert ">1 video</p>" in page and "February 1, 2026" in page
     for japanese in ("絞り込み", "検索語", "件", "字幕"):
         assert japanese not in page
     video = client.get("/videos/pageVideo01", headers=en).get_data(as_text=True)
     assert "Sign in</a> to read the full subtitles with credits." in video
+    sign_in(client, make_user())
+    locked = client.get("/videos/pageVideo01", headers=en).get_data(as_text=True)
+    assert "takes 1 credit (valid" in locked and ">Unlock for 1 credit</button>" in locked
     # The ads' label in the reader's language
     shown = {"Edge-IPCountry": "JP"}
     en_ads = client.get("/videos/pageVideo01", headers=en | shown).get_data(as_text=True)

@@ -5,7 +5,7 @@
   const form = document.getElementById("ad-order");
   const submit = form.querySelector("button[type=submit]");
   const idleLabel = submit.textContent;
-  const { t } = window.i18n;
+  const { t, tn } = window.i18n;
   const numbers = new Intl.NumberFormat(window.i18n.locale);
   let imageUrl = null;
   let busy = false;
@@ -46,7 +46,7 @@
     out.dataset.full = body.full;
     if (body.price) {
       const total = body.price.unitAmount * body.months;
-      form.querySelector("[data-price]").textContent = t("price", {
+      form.querySelector("[data-price]").textContent = tn("price", body.months, {
         unit: numbers.format(body.price.unitAmount), months: body.months, total: numbers.format(total),
       });
     }

@@ -10,6 +10,14 @@
     return words;
   };
 
+  // The same with a count: the page's `key_one` where the reader's language says "one"
+  // for `count` (English "1 month"; Japanese has no such form), else `key`.
+  const plural = new Intl.PluralRules(text.locale);
+  const tn = (key, count, values) => {
+    const one = `${key}_one`;
+    return t(plural.select(count) === "one" && text.page && text.page[one] ? one : key, values);
+  };
+
   const fieldName = (path) => {
     const last = path.split(".").pop();
     return text.fields[last] || last;
@@ -37,6 +45,6 @@
     dateStyle: "medium", timeStyle: "short", timeZone: text.timeZone,
   }).format(new Date(iso)) : "");
 
-  window.i18n = { locale: text.locale, timeZone: text.timeZone, t, when, fieldName, fieldProblem, errorLines,
+  window.i18n = { locale: text.locale, timeZone: text.timeZone, t, tn, when, fieldName, fieldProblem, errorLines,
     errorText: (body, fallback) => errorLines(body, fallback).join(" ") };
 })();
