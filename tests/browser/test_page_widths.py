@@ -10,6 +10,7 @@ from models import ingest
 from models.ads.delivery import MIDROLL_EVERY_HITS, clear_process_cache
 from models.ads.months import add_months, month_of
 from models.clock import utcnow
+from models.credits import unlock_video
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_profile, make_reservation, make_user
 from tests.fixtures import PAGE_SCREENSHOTS, drain, keep_screenshots_at
@@ -41,6 +42,14 @@ LABELS_ON_ONE_LINE = """() => {
   return broken;
 }"""
 
+# The outermost elements that reach past the right edge, to name in a failure.
+TOO_WIDE = """() => [...document.body.querySelectorAll("*")]
+  .filter(el => el.getBoundingClientRect().right > innerWidth + 0.5
+                && !(el.parentElement.getBoundingClientRect().right > innerWidth + 0.5))
+  .slice(0, 3)
+  .map(el => el.tagName.toLowerCase() + (el.className ? "." + [...el.classList].join(".") : "")
+             + " " + JSON.stringify(el.textContent.trim().slice(0, 40)))"""
+
 AD_SLOTS = """() => [...document.querySelectorAll(".ad-slot:not(.preview-slot)")].map(slot => ({
   slot: slot.dataset.adSlot,
   columns: getComputedStyle(slot).gridTemplateColumns.split(" ").length,
@@ -65,7 +74,8 @@ def problems_at(page, url: str, width: int, status: int = 200) -> list[str]:
         found.append(f"{url} at {width}: answered {response.status}, not {status}")
     scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     if scroll > inner:
-        found.append(f"{url} at {width}: the page is {scroll} px wide")
+        wide = ", ".join(page.evaluate(TOO_WIDE))
+        found.append(f"{url} at {width}: the page is {scroll} px wide ({wide})")
     for label in page.evaluate(LABELS_ON_ONE_LINE):
         found.append(f"{url} at {width}: {label!r} breaks over two lines")
     for slot in page.evaluate(AD_SLOTS):
@@ -134,7 +144,8 @@ def test_public_pages_fit_every_width(page, site, videos):
 
 
 def test_member_pages_fit_every_width(page, site, videos):
-    make_user(email="widths-member@example.jp")
+    member = make_user(email="widths-member@example.jp")
+    unlock_video(member.id, videos[1])  # its transcript, with a word wider than a phone
     sign_in(page, site, "widths-member@example.jp")
     check_pages(
         page,
@@ -218,3 +229,30 @@ def test_the_billing_portal_fits_every_width(page, site, stub_broker, stub_worke
     page.wait_for_url("**/_local-payments/portal/**")
     path = page.url.removeprefix(site)
     check_pages(page, site, [path], shots={path: "portal"})
+
+
+def test_english_pages_fit_every_width_too(page, site, videos):
+    """English words are longer than Japanese ones and break only at spaces: the same
+    pages read in English keep to the screen and their grids."""
+    page.context.set_extra_http_headers({"Accept-Language": "en"})
+    admin = make_admin(email="widths-english@example.jp", locale="en")
+    make_profile(admin)
+    sign_in(page, site, admin.email)
+    assert page.evaluate("document.documentElement.lang") == "en"
+    check_pages(
+        page,
+        site,
+        [
+            "/",
+            f"/search?q=ラーメン&perPage={len(VIDEO_IDS)}",
+            "/search?q=該当しない言葉",
+            f"/videos/{videos[1]}",
+            "/account",
+            "/ads/new",
+            "/ads",
+            "/admin/ads",
+            "/admin/ads/report",
+            "/admin/revenue",
+            "/no-such-page",
+        ],
+    )
