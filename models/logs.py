@@ -50,8 +50,9 @@ _SESSION_COOKIE = re.compile(r"(?i)\b(subsearch_session|session)=[^\s;\"',]+")
 _PREFIXED_SECRET = re.compile(r"\b(?:whsec_[A-Za-z0-9_]+|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]+)")
 # A payment card number (15 or 16 digits, maybe grouped by spaces or dashes) that passes
 # the Luhn check. The service never sees one (the provider's checkout takes cards); this
-# keeps a pasted one out of the logs anyway.
-_CARD_CANDIDATE = re.compile(r"(?<![\d-])\d(?:[ -]?\d){13,15}(?![\d-])")
+# keeps a pasted one out of the logs anyway. Its digits stand apart from ASCII letters:
+# a run inside an id (a UUID, `pi_...`) is part of that id, not a card.
+_CARD_CANDIDATE = re.compile(r"(?<![0-9A-Za-z_-])\d(?:[ -]?\d){13,15}(?![0-9A-Za-z_-])")
 
 
 def _luhn_valid(digits: str) -> bool:

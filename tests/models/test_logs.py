@@ -65,6 +65,7 @@ def test_an_unknown_log_format_is_a_configuration_error(value):
         ("key sk_live_51Habc and sk_test_4eC39 and rk_live_9z", "key  and  and "),
         ("card 4242 4242 4242 4242 declined", "card  declined"),
         ("card 378282246310005 (amex)", "card  (amex)"),
+        ("カード番号4242-4242-4242-4242です", "カード番号です"),
     ],
 )
 def test_credentials_are_taken_out_whatever_their_value(text, kept):
@@ -80,6 +81,10 @@ def test_credentials_are_taken_out_whatever_their_value(text, kept):
         "at 1764064748000 ms, 4242424242424241 is not a card (Luhn)",
         "the password reset page and an authorization step",
         "checkout_session=cs_test_1 paid",
+        # ids whose digits happen to pass the card check: a UUID (its 16 digits from
+        # 28 to 952400 are Luhn-valid) and a provider id
+        "request fe88da78-5c28-4546-9331-952400c5061b answered",
+        "payment pi_4242424242424242 and intent_4242-4242-4242-4242x",
     ],
 )
 def test_ordinary_text_is_left_alone(text):
