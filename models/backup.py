@@ -6,8 +6,8 @@ keep writing (WAL) and the copy is the database as it was at one moment. Postgre
 to PATH and renamed over it at the end, so a backup that fails never leaves half a
 file where the last good one was. A restore is one transaction on either database
 (SQLite's backup API writes every page at once; on PostgreSQL psql applies the SQL
-`pg_restore` makes of the archive with `--single-transaction`): one that fails leaves
-the database as it was.
+file `pg_restore` makes of the archive with `--single-transaction`): one that fails
+leaves the database as it was.
 
 The embedded search index (its own SQLite file) is not backed up: it is derived from
 the database and `subsearch search reindex` rebuilds it.
@@ -313,53 +313,44 @@ def _conninfo_dbname(url: str) -> str:
 
 
 def _postgres_restore(url: str, path: Path, pg_restore: str, psql: str) -> None:
-    """The archive as SQL from pg_restore, applied by psql in one transaction with the
-    drops before it: a restore that fails anywhere (a broken archive, a full disk, a
-    name taken) leaves the database as it was."""
-    _run([pg_restore, "--list", str(path)], url)  # a readable archive, before anything
+    """The archive as an SQL file from pg_restore, then the drops and that file applied
+    by psql in one transaction: a restore that fails anywhere (a broken archive, a full
+    disk, a name taken) leaves the database as it was. The file, in TMPDIR, is about as
+    large as the database; a script piped straight into psql would be committed even
+    when pg_restore broke off half-way."""
     with _connected(url) as database:
         # Tables a newer schema added are not in the archive: drop them all, so the
         # result is the backup's schema exactly and `db upgrade` can add them again.
         drops = "".join(
             f'DROP TABLE IF EXISTS "{table}" CASCADE;' for table in database.get_tables()
         )
-    env = {**os.environ, **libpq_environment(url)}
-    script = [
-        pg_restore,
-        "--clean",
-        "--if-exists",
-        "--no-owner",
-        "--no-privileges",
-        "--file=-",
-        str(path),
-    ]
-    apply = [psql, "--no-psqlrc", "--quiet", "--single-transaction", "--set=ON_ERROR_STOP=1"]
-    apply += [
-        f"--dbname={_conninfo_dbname(url)}",
-        *([f"--command={drops}"] if drops else []),
-        "--file=-",
-    ]
-    with tempfile.TemporaryFile() as script_errors:
-        sql = subprocess.Popen(script, env=env, stdout=subprocess.PIPE, stderr=script_errors)
-        assert sql.stdout is not None
-        with sql.stdout:
-            applied = subprocess.run(
-                apply,
-                env=env,
-                stdin=sql.stdout,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                check=False,
-            )
-        sql.wait()
-        script_errors.seek(0)
-        written = script_errors.read().decode(errors="replace").strip()
-    if sql.returncode != 0 and applied.returncode == 0:  # psql may have seen a cut script
-        raise BackupError(f"pg_restore failed: {written or f'exit status {sql.returncode}'}")
-    if applied.returncode != 0:
-        detail = applied.stderr.strip() or written or f"exit status {applied.returncode}"
-        raise BackupError(f"the restore was rolled back: {detail}")
+    with tempfile.TemporaryDirectory(prefix="subsearch-restore-") as folder:
+        script = Path(folder) / "restore.sql"
+        _run(
+            [
+                pg_restore,
+                "--clean",
+                "--if-exists",
+                "--no-owner",
+                "--no-privileges",
+                f"--file={script}",
+                str(path),
+            ],
+            url,
+        )
+        _run(
+            [
+                psql,
+                "--no-psqlrc",
+                "--quiet",
+                "--single-transaction",
+                "--set=ON_ERROR_STOP=1",
+                f"--dbname={_conninfo_dbname(url)}",
+                *([f"--command={drops}"] if drops else []),
+                f"--file={script}",
+            ],
+            url,
+        )
 
 
 def _level(url: str) -> Restored:
