@@ -14,6 +14,7 @@ from peewee import fn
 from models.clock import iso, now_iso, parse_iso, utcnow
 from models.countries import usable_country
 from models.db import write_transaction
+from models.indexing import refresh_channel_fields, retitle_video, write_video
 from models.platform import (
     ChannelInfo,
     NotFoundOnPlatform,
@@ -22,10 +23,12 @@ from models.platform import (
     VideoInfo,
     get_platform,
 )
+from models.platform.base import Subtitles
 from models.redis_client import get_redis
-from models.search import Segment, get_engine, video_documents
+from models.search import SearchError
 from models.search.segments import build_segments
-from models.tables import Channel, Video
+from models.subtitles import forget_track, store_track
+from models.tables import Channel, SubtitleTrack, Video
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +91,7 @@ def _import_videos(channel_id: str, video_ids: list[str]) -> list[str]:
             "like_count": info.like_count,
             "published_at": info.published_at,
             "category_id": info.category_id,
+            "description": info.description,
             "subtitle_status": "pending",
         }
         for info in found
@@ -136,10 +140,12 @@ def _complete_channel_if_done(channel_id: str) -> None:
 
 
 def mark_deleted(video: Video) -> None:
-    get_engine().delete_video_documents(video.id)
+    """The video is gone from the platform: `deleted`, then out of the index (written from
+    the row, so a fetch racing it cannot bring its documents back)."""
     Video.update(subtitle_status="deleted", next_fetch_at=None, updated_at=now_iso()).where(
         Video.id == video.id
     ).execute()
+    write_video(video.id)
 
 
 def mark_channel_deleted(channel_id: str) -> int:
@@ -162,6 +168,9 @@ def mark_channel_deleted(channel_id: str) -> int:
 class Indexed:
     status: str  # the video's new subtitle_status
     segments: int  # subtitle documents indexed
+    # False when the database was written but the index refused (not set up, or down):
+    # the caller has the index written again later (tasks: index_video).
+    in_index: bool = True
 
 
 @dataclass(frozen=True)
@@ -228,8 +237,8 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         mark_deleted(video)
         return Indexed("deleted", 0)
     video, channel = _apply_changes(video, channel, info)
-    subtitle_type = None
-    segments: list[Segment] = []
+    subtitles: Subtitles | None = None
+    segments = 0
     try:
         subtitles = platform.get_subtitles(video_id)
     except NotFoundOnPlatform:
@@ -239,29 +248,43 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         raise
     except PlatformError as error:  # a failed or blocked fetch, a network error
         log.warning("subtitles of %s: %s", video_id, error)
-        status = "failed"
-    else:
-        if subtitles is not None:
-            segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
-        if subtitles is None or not segments:  # no track, or only blank cues
-            status = "unavailable"
-        else:
-            status, subtitle_type = "completed", subtitles.type
-    get_engine().replace_video_documents(
-        video_id, video_documents(video, channel, info.description, segments)
-    )
-    if status == "failed":
         status = _record_failure(video)
     else:
+        if subtitles is not None:
+            segments = len(build_segments(subtitles.cues, auto=subtitles.type == "auto"))
+        status = "completed" if subtitles is not None and segments else "unavailable"
+        _store(video_id, subtitles if status == "completed" else None)
+    in_index = _write_index(video_id)
+    _complete_channel_if_done(video.channel_id)
+    return Indexed(status, segments if status == "completed" else 0, in_index)
+
+
+def _store(video_id: str, subtitles: Subtitles | None) -> None:
+    """The fetched track (None: there is none, or only blank cues) and the status it
+    gives, in one transaction: a `completed` video always has its cues."""
+    with write_transaction():
+        if subtitles is not None:
+            store_track(video_id, subtitles)
+        else:
+            forget_track(video_id)
         Video.update(
-            subtitle_status=status,
-            subtitle_type=subtitle_type,
+            subtitle_status="completed" if subtitles is not None else "unavailable",
+            subtitle_type=subtitles.type if subtitles is not None else None,
             fetch_attempts=0,
             next_fetch_at=None,
             updated_at=now_iso(),
         ).where((Video.id == video_id) & (Video.subtitle_status != "deleted")).execute()
-    _complete_channel_if_done(video.channel_id)
-    return Indexed(status, len(segments))
+
+
+def _write_index(video_id: str) -> bool:
+    """The video's documents as the database now gives them; False when the index
+    refused (the caller retries through the queue)."""
+    try:
+        write_video(video_id)
+    except SearchError as error:
+        log.warning("index write of %s failed, to be retried: %s", video_id, error)
+        return False
+    return True
 
 
 def _record_failure(video: Video) -> str:
@@ -297,6 +320,7 @@ def _apply_changes(video: Video, channel: Channel, info: VideoInfo) -> tuple[Vid
             ("title", info.title),
             ("thumbnail_url", info.thumbnail_url),
             ("category_id", info.category_id),
+            ("description", info.description),
         )
         if getattr(video, field) != value and (field != "title" or value)
     }
@@ -312,13 +336,13 @@ def _apply_changes(video: Video, channel: Channel, info: VideoInfo) -> tuple[Vid
 def rename_channel(channel_id: str, title: str) -> None:
     """A new channel title on the row and on every document of the channel."""
     Channel.update(title=title).where(Channel.id == channel_id).execute()
-    get_engine().update_channel_documents(channel_id, {"channel_title": title})
+    refresh_channel_fields(channel_id)
 
 
 def rename_video(video_id: str, title: str) -> None:
     """A new video title on the row and on every document of the video."""
     Video.update(title=title, updated_at=now_iso()).where(Video.id == video_id).execute()
-    get_engine().update_video_documents(video_id, {"video_title": title, "title": title})
+    retitle_video(video_id)
 
 
 @dataclass(frozen=True)
@@ -367,13 +391,8 @@ def refresh_channel(channel_id: str) -> RefreshResult:
         mark_deleted(video)
     for video_id, title in renamed.items():
         rename_video(video_id, title)
-    changed: dict[str, object] = {}
-    if fields["subscriber_count"] != channel.subscriber_count:
-        changed["subscriber_count"] = fields["subscriber_count"]
-    if fields["title"] != channel.title:
-        changed["channel_title"] = fields["title"]
-    if changed:
-        get_engine().update_channel_documents(channel_id, changed)
+    if (fields["subscriber_count"], fields["title"]) != (channel.subscriber_count, channel.title):
+        refresh_channel_fields(channel_id)
     return RefreshResult(True, new_ids)
 
 
@@ -417,21 +436,38 @@ def videos_to_reindex(channel_id: str | None = None) -> list[str]:
     return [v.id for v in query.order_by(Video.id)]
 
 
-def reindex_all(channel_id: str | None = None) -> Reindexed:
-    """Rebuild the documents of every live video (of one channel) in this process.
+def refetch_all(channel_id: str | None = None) -> Reindexed:
+    """Fetch every live video's subtitles (of one channel) from the platform again, in
+    this process (`search reindex --refetch --now`). Stops at the platform's quota, saying
+    how far it got; a rerun is harmless, it replaces the same documents."""
+    return _fetch_each(videos_to_reindex(channel_id), "refetch")
 
-    The cues are not stored, only the segments cut from them, so each video's subtitles
-    are fetched from the platform again and cut by the current rule: needed whenever
-    segmentation changes (README, Search and ingestion). Stops at the platform's quota,
-    saying how far it got; a rerun is harmless, it replaces the same documents.
-    """
-    get_engine().apply_settings()
+
+def videos_without_track(limit: int) -> list[str]:
+    """Videos fetched before tracks were kept (issue 25): `completed` without a stored
+    track, or with no description kept; the oldest fetched first."""
+    stored = SubtitleTrack.select(SubtitleTrack.video).where(SubtitleTrack.video == Video.id)
+    missing = Video.select(Video.id).where(
+        (Video.subtitle_status == "completed") & ~fn.EXISTS(stored)
+        | (Video.subtitle_status.in_(("completed", "unavailable")) & Video.description.is_null())
+    )
+    return [v.id for v in missing.order_by(Video.updated_at, Video.id).limit(limit)]
+
+
+def backfill_tracks(limit: int) -> Reindexed:
+    """Fetch once more up to `limit` videos fetched before tracks were kept, stopping at
+    the platform's quota. Resumable: what is done has its track and is not chosen again."""
+    return _fetch_each(videos_without_track(limit), "track backfill")
+
+
+def _fetch_each(video_ids: list[str], what: str) -> Reindexed:
+    """index_subtitles for each video in turn, stopping at the platform's quota."""
     videos = segments = 0
-    for video_id in videos_to_reindex(channel_id):
+    for video_id in video_ids:
         try:
             indexed = index_subtitles(video_id)
         except QuotaExceeded:
-            log.warning("reindex stopped by the platform quota after %d videos", videos)
+            log.warning("%s stopped by the platform quota after %d videos", what, videos)
             return Reindexed(videos, segments, stopped_by_quota=True)
         if indexed is not None:
             videos += 1

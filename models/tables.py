@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 from peewee import (
     AutoField,
     BigIntegerField,
+    BlobField,
     CompositeKey,
     Field,
     FloatField,
@@ -164,6 +165,9 @@ class Video(BaseModel):
     like_count = BigIntegerField(null=True)
     published_at = TextField()
     category_id = TextField(null=True)
+    # Kept so the index is rebuilt without the platform; null for videos imported before
+    # it was kept, until the backfill fetches them again.
+    description = TextField(null=True)
     subtitle_status = TextField(default="pending")
     subtitle_type = TextField(null=True)
     # Failed fetches in a row, and when the scheduler fetches again (README, Search and
@@ -475,6 +479,44 @@ class IdempotencyKey(BaseModel):
         primary_key = CompositeKey("user", "idempotency_key")
 
 
+class SubtitleTrack(BaseModel):
+    """A video's fetched subtitle track, the source of truth for its search documents
+    and its transcript: the cues as the platform gave them, zlib-compressed JSON
+    (models/subtitles.py reads and writes them)."""
+
+    video = ForeignKeyField(Video, column_name="video_id", primary_key=True)
+    video_id: ClassVar[Field[str]]
+    language = TextField()
+    type = TextField()  # "manual" or "auto"
+    cues = BlobField()
+    cue_count = IntegerField()
+    fetched_at = TextField()
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "subtitle_tracks"
+
+
+class IndexCheck(BaseModel):
+    """One comparison of the search index with the database (`subsearch search verify`):
+    how many searchable videos, and how many were missing, extra or stale."""
+
+    id = AutoField()
+    engine = TextField()
+    started_at = TextField()
+    finished_at = TextField()
+    videos = IntegerField()
+    missing = IntegerField()
+    extra = IntegerField()
+    stale = IntegerField()
+    repaired = IntBooleanField()
+    examples = TextField()  # JSON: a few video ids of each kind, for the admin page
+
+    class Meta:
+        table_name = "index_checks"
+
+
 ALL_MODELS = [
     User,
     Account,
@@ -501,4 +543,6 @@ ALL_MODELS = [
     OutboxMessage,
     AdStopNotice,
     IdempotencyKey,
+    SubtitleTrack,
+    IndexCheck,
 ]

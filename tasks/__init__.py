@@ -10,10 +10,20 @@ from __future__ import annotations
 import dramatiq
 
 from models.settings import Settings
-from tasks import ads, billing, channels, credits, maintenance, outbox, payments
+from tasks import ads, billing, channels, credits, maintenance, outbox, payments, search
 from workers import broker
 
-__all__ = ["ads", "billing", "channels", "credits", "maintenance", "outbox", "payments", "setup"]
+__all__ = [
+    "ads",
+    "billing",
+    "channels",
+    "credits",
+    "maintenance",
+    "outbox",
+    "payments",
+    "search",
+    "setup",
+]
 
 
 def setup(settings: Settings | None = None) -> dramatiq.Broker:

@@ -7,6 +7,7 @@ import logging
 
 from models import ingest
 from models.platform import NotFoundOnPlatform
+from tasks.search import index_videos
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -32,10 +33,12 @@ def import_channel(id_or_handle: str) -> None:
 
 @actor(queue_name="subtitles", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
 def fetch_video_subtitles(video_id: str) -> None:
-    """Fetch, segment and index one video's subtitles. A rerun replaces the video's
-    documents with the same ones."""
-    status = ingest.fetch_subtitles(video_id)
-    log.info("subtitles of %s: %s", video_id, status)
+    """Fetch and store one video's subtitles and index them. A rerun stores and indexes
+    the same ones; an index that refused gets the write again through index_videos (from
+    the stored cues, not the platform)."""
+    indexed = ingest.index_subtitles(video_id)
+    _index_later(video_id, indexed)
+    log.info("subtitles of %s: %s", video_id, indexed.status if indexed else None)
 
 
 @actor(queue_name="subtitles", max_retries=QUOTA_RETRIES, max_backoff=QUOTA_MAX_BACKOFF_MS)
@@ -43,8 +46,15 @@ def retry_video_subtitles(video_id: str, attempts: int) -> None:
     """Fetch a failed video again (retried like a fetch, for the quota). It acts only while
     the video is still `failed` after `attempts` failures, so a second message for the
     same retry does nothing."""
-    status = ingest.retry_subtitles(video_id, attempts)
-    log.info("retry %d of %s: %s", attempts, video_id, status or "not needed any more")
+    indexed = ingest.index_subtitles(video_id, retrying=attempts)
+    _index_later(video_id, indexed)
+    status = indexed.status if indexed else "not needed any more"
+    log.info("retry %d of %s: %s", attempts, video_id, status)
+
+
+def _index_later(video_id: str, indexed: ingest.Indexed | None) -> None:
+    if indexed is not None and not indexed.in_index:
+        index_videos.send([video_id])
 
 
 @actor(queue_name="channels", max_retries=3)

@@ -31,6 +31,7 @@ from models import migrations
 from models.ads.delivery import clear_process_cache
 from models.db import db, init_db
 from models.home import forget_home
+from models.search import get_engine
 from models.search.embedded.layout import DATA_TABLES
 from models.settings import get_settings, load_settings, use_settings
 from tests.fakes.http import serve
@@ -189,6 +190,7 @@ def database():
         _create_postgres_database()
     init_db(os.environ["DATABASE_URL"])
     migrations.upgrade()
+    get_engine().apply_settings()  # the index's layout, as `subsearch db upgrade` sets it up
     yield db
     if not db.is_closed():
         db.close()

@@ -13,10 +13,15 @@ from werkzeug.exceptions import HTTPException
 
 from models.errors import DomainError, ValidationError
 from models.payments import PaymentError, PaymentUnavailable
-from models.search import SearchError
+from models.search import IndexNotReady, SearchError
 from web.i18n import ERROR_CODES
 
 log = logging.getLogger(__name__)
+
+INDEX_NOT_READY = (
+    "The search index is not set up for this version: the operator runs"
+    " `subsearch db upgrade`, then `subsearch search reindex`."
+)
 
 CODES = {
     400: "invalid_request",
@@ -124,6 +129,11 @@ def handle_payment_error(error: PaymentError):
 
 def handle_search_error(error: SearchError):
     log.warning("search engine: %s", error)
+    if isinstance(error, IndexNotReady):
+        # The operator's to fix, not the reader's: said to both, naming the commands.
+        if wants_json():
+            return error_response(503, "search_unavailable", INDEX_NOT_READY)
+        return _page(503, _("Search is being set up; try again later."))
     message = "Search is not available right now; try again shortly."
     if wants_json():
         return error_response(503, "unavailable", message)

@@ -251,6 +251,7 @@ ERROR_CODES = {
     "too_many_requests": lazy_gettext("Too many requests. Wait a moment and try again."),
     "internal_error": lazy_gettext("Something went wrong on our side."),
     "unavailable": lazy_gettext("The service is busy. Try again in a moment."),
+    "search_unavailable": lazy_gettext("Search is being set up; try again later."),
     "insufficient_credits": lazy_gettext("You do not have enough credits."),
     "no_subtitles": lazy_gettext("The subtitles of this video are not ready yet."),
     "unknown_code": lazy_gettext("No user has this referral code."),

@@ -5,7 +5,10 @@ Data API calls (each costs one quota unit):
 
 - `channels?part=snippet,statistics,contentDetails&id=UC...` (or `&forHandle=@name`)
 - `playlistItems?part=contentDetails&playlistId=<uploads>&maxResults=50[&pageToken=...]`
-- `videos?part=snippet,contentDetails,statistics&id=a,b,c&maxResults=50`, 50 ids at a time
+- `videos?part=snippet,contentDetails,statistics&id=a,b,c`, 50 ids at a time
+
+A list by `id` (channels, videos) sends no `maxResults`: the API documents that parameter only
+for its other filters, not beside `id`; the `id` list itself (at most 50) sizes the answer.
 
 Errors: a used-up quota (403 `quotaExceeded` / `dailyLimitExceeded`, 429 `rateLimitExceeded`)
 raises QuotaExceeded; any other error answer, an unreachable API or an unreadable body raises
@@ -47,7 +50,8 @@ from models.platform.base import (
 )
 
 API_BASE = "https://www.googleapis.com/youtube/v3"
-PAGE_SIZE = 50  # the most the API gives per page, and the most ids per videos request
+PAGE_SIZE = 50  # the most the API gives per playlistItems page
+MAX_IDS = 50  # the most ids one videos request may carry
 EPOCH = "1970-01-01T00:00:00.000Z"
 
 _CHANNEL_ID = re.compile(r"UC[0-9A-Za-z_-]{22}")
@@ -156,15 +160,11 @@ class YouTubePlatform:
     def get_videos(self, video_ids: list[str]) -> dict[str, VideoInfo]:
         wanted = list(dict.fromkeys(video_ids))
         found: dict[str, dict[str, Any]] = {}
-        for start in range(0, len(wanted), PAGE_SIZE):
-            batch = wanted[start : start + PAGE_SIZE]
+        for start in range(0, len(wanted), MAX_IDS):
+            batch = wanted[start : start + MAX_IDS]
+            # No maxResults: the API does not support it together with id.
             data = self._get(
-                "videos",
-                {
-                    "part": "snippet,contentDetails,statistics",
-                    "id": ",".join(batch),
-                    "maxResults": PAGE_SIZE,
-                },
+                "videos", {"part": "snippet,contentDetails,statistics", "id": ",".join(batch)}
             )
             for item in data.get("items") or []:
                 found[item["id"]] = item

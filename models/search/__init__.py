@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from contextlib import AbstractContextManager
 from typing import TypedDict
 
+from models.redis_client import get_redis
 from models.search.base import (
     DEFAULT_SEMANTIC_RATIO,
     INDEX_NAME,
@@ -14,6 +18,8 @@ from models.search.base import (
     TOTAL_VIDEOS_CAP,
     Document,
     Hit,
+    IndexedVideo,
+    IndexNotReady,
     SearchEngine,
     SearchError,
     SearchQuery,
@@ -37,6 +43,8 @@ __all__ = [
     "TOTAL_VIDEOS_CAP",
     "Document",
     "Hit",
+    "IndexNotReady",
+    "IndexedVideo",
     "SearchEngine",
     "SearchError",
     "SearchQuery",
@@ -52,10 +60,27 @@ __all__ = [
 _cache: dict[tuple[str, str | None, str], SearchEngine] = {}
 
 
+# The Meilisearch engine's write lock, shared by every process of the deployment (the
+# embedded engine's is its file's own). A holder that dies frees it after WRITE_LOCK_TTL.
+WRITE_LOCK = "subsearch:search:writing"
+WRITE_LOCK_TTL = 300
+WRITE_LOCK_WAIT = 600
+
+
+def redis_write_lock() -> AbstractContextManager[object]:
+    lock: AbstractContextManager[object] = get_redis().lock(
+        WRITE_LOCK, timeout=WRITE_LOCK_TTL, blocking_timeout=WRITE_LOCK_WAIT
+    )
+    return lock
+
+
 def build_engine(settings: Settings) -> SearchEngine:
     if settings.search_backend == "meilisearch":
         return MeilisearchEngine(
-            settings.search_host or "", settings.search_api_key, settings.search_master_key
+            settings.search_host or "",
+            settings.search_api_key,
+            settings.search_master_key,
+            lock=redis_write_lock,
         )
     return EmbeddedEngine(settings.search_path)
 
@@ -95,16 +120,7 @@ def video_documents(
         "view_count": video.view_count,
         "subscriber_count": channel.subscriber_count,
     }
-    documents = [
-        Document(
-            id=f"{video.id}-v",
-            kind="video",
-            title=video.title,
-            description=description or "",
-            **common,
-        )
-    ]
-    documents.extend(
+    subtitles = [
         Document(
             id=f"{video.id}-s{n:04d}",
             kind="subtitle",
@@ -114,5 +130,25 @@ def video_documents(
             **common,
         )
         for n, segment in enumerate(segments)
+    ]
+    meta = Document(
+        id=f"{video.id}-v",
+        kind="video",
+        title=video.title,
+        description=description or "",
+        fingerprint=fingerprint(common, description or "", subtitles),
+        **common,
     )
-    return documents
+    return [meta, *subtitles]
+
+
+def fingerprint(common: _VideoFields, description: str, subtitles: list[Document]) -> str:
+    """What only rewriting a video's documents changes, as a short digest: its segments,
+    description, date, thumbnail and views (titles and subscriber counts are updated in
+    place and compared one by one)."""
+    digest = hashlib.blake2b(digest_size=12)
+    fixed = (common["channel_id"], common["published_at"], common["thumbnail_url"])
+    digest.update(json.dumps([*fixed, common["view_count"], description]).encode())
+    for doc in subtitles:
+        digest.update(json.dumps([doc.start, doc.end, doc.text], ensure_ascii=False).encode())
+    return digest.hexdigest()

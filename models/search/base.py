@@ -7,7 +7,8 @@ and `description`). Every document carries the video's display fields.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,6 +30,11 @@ class SearchUnavailable(SearchError):
     """The engine did not answer."""
 
 
+class IndexNotReady(SearchUnavailable):
+    """The index is missing or laid out for another version: nothing is written to it or
+    read from it until `subsearch db upgrade` sets it up (and a reindex fills it)."""
+
+
 @dataclass(frozen=True)
 class Document:
     id: str
@@ -46,6 +52,24 @@ class Document:
     end: float | None = None
     title: str | None = None  # video documents
     description: str | None = None
+    # Video documents: a digest of what the video's documents hold that only a rewrite
+    # changes (texts, times, description, date, thumbnail, views), so `search verify`
+    # finds a video whose documents are not those its stored cues give.
+    fingerprint: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexedVideo:
+    """A video as the index holds it, for `search verify`: how many documents (-1 when
+    the engine's own records of it disagree) and the fields a rename updates in place."""
+
+    video_id: str
+    documents: int
+    video_title: str | None
+    channel_title: str | None
+    title: str | None
+    subscriber_count: int | None
+    fingerprint: str | None
 
 
 @dataclass(frozen=True)
@@ -116,11 +140,23 @@ class VideoResults:
 class SearchEngine(Protocol):
     name: str
 
-    def apply_settings(self) -> None:
-        """Create the index if needed and apply its settings (idempotent)."""
+    def apply_settings(self) -> bool:
+        """Create the index if needed and apply its settings (idempotent); True when the
+        index was created or laid out anew (its documents must be written again)."""
+
+    def writing(self) -> AbstractContextManager[None]:
+        """Hold the index's write lock: one writer at a time across processes. Documents
+        built from the database inside it are never overwritten by older ones, since a
+        writer that read the database earlier wrote before it."""
+
+    def inventory(self) -> Iterator[IndexedVideo]:
+        """Every video the index holds documents of."""
 
     def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
         """Make `documents` the video's only documents."""
+
+    def replace_videos(self, replaced: Mapping[str, list[Document]]) -> None:
+        """replace_video_documents for several videos at once ([]: the video goes)."""
 
     def update_channel_documents(self, channel_id: str, values: Mapping[str, object]) -> int:
         """Set fields (e.g. `subscriber_count`) on every document of a channel; returns

@@ -4,15 +4,20 @@ through the official `meilisearch` client.
 Documents are stored with camelCase fields (`videoId`, `publishedAtTs`, ...). Every write is a
 Meilisearch task: we wait for it and turn a task that did not succeed into SearchError, so no
 caller believes a write happened when it did not. A server that does not answer is
-SearchUnavailable; anything the server refuses is SearchError.
+SearchUnavailable; anything the server refuses is SearchError, and a missing index IndexNotReady.
+
+Writers hold `writing()` (a lock shared by every process, handed in) and it refuses to start
+on a missing index: Meilisearch creates one without our settings on a first document add.
 """
 
 from __future__ import annotations
 
 import html
 import logging
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +37,8 @@ from models.search.base import (
     TOTAL_VIDEOS_CAP,
     Document,
     Hit,
+    IndexedVideo,
+    IndexNotReady,
     SearchError,
     SearchQuery,
     SearchResults,
@@ -61,7 +68,7 @@ SETTINGS = {
     "pagination": {"maxTotalHits": 100_000},
 }
 
-# Document attribute -> index field. The last five exist only on one kind of document and are
+# Document attribute -> index field. The last six exist only on one kind of document and are
 # left out when empty.
 FIELDS = {
     "video_id": "videoId",
@@ -78,8 +85,9 @@ FIELDS = {
     "end": "end",
     "title": "title",
     "description": "description",
+    "fingerprint": "fingerprint",
 }
-OPTIONAL_FIELDS = {"text", "start", "end", "title", "description"}
+OPTIONAL_FIELDS = {"text", "start", "end", "title", "description", "fingerprint"}
 HIGHLIGHTED_FIELDS = ("text", "title", "description")
 # What a channel refresh may change on its documents (the same rule as the embedded engine).
 CHANNEL_FIELDS = {"subscriber_count", "channel_title"}
@@ -113,6 +121,23 @@ PAGE_SIZE = 1000  # documents per fetch page and per partial-update batch
 # Subtitle hits asked for each video of a grouped page: overlapping segments find the same
 # words twice and fold into one moment, so a few more than the moments shown.
 MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
+# Videos per delete task of replace_videos: keeps each filter string a few tens of KB.
+DELETE_CHUNK = 500
+# What inventory() reads of each document.
+INVENTORY_FIELDS = [
+    "id",
+    "videoId",
+    "kind",
+    "videoTitle",
+    "channelTitle",
+    "title",
+    "subscriberCount",
+    "fingerprint",
+]
+NOT_READY = (
+    "the search index `subtitles` does not exist on Meilisearch:"
+    " run `subsearch db upgrade`, then `subsearch search reindex`"
+)
 
 
 class MeilisearchEngine:
@@ -126,6 +151,7 @@ class MeilisearchEngine:
         *,
         timeout: int = 10,
         task_timeout_ms: int = 30_000,
+        lock: Callable[[], AbstractContextManager[object]] | None = None,
     ):
         # The client joins paths with "/", so a trailing slash would double it.
         self._host = host.rstrip("/")
@@ -133,17 +159,60 @@ class MeilisearchEngine:
         self._timeout = timeout
         self._task_timeout_ms = task_timeout_ms
         self._client = meilisearch.Client(self._host, api_key, timeout=timeout)
+        # Without a lock handed in, one that holds off this process's threads only: enough
+        # for tests and a single process; deployments hand in one every process shares.
+        local_lock = threading.RLock()
+        self._lock = lock if lock is not None else lambda: local_lock
+        self._local = threading.local()  # this thread's depth of writing() blocks
 
     def _index(self) -> Index:
         # A fresh Index per operation: the client's request helper edits its shared header dict
         # on every call, and one engine serves several threads.
         return self._client.index(INDEX_NAME)
 
+    # -- the write lock -----------------------------------------------------------------
+
+    @contextmanager
+    def _held(self) -> Iterator[bool]:
+        """The write lock for the block; True in the outermost block of this thread. Inner
+        blocks only count: the lock handed in (redis-py's) is not re-entrant."""
+        depth: int = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield False
+            finally:
+                self._local.depth = depth
+            return
+        with ExitStack() as stack:
+            try:
+                stack.enter_context(self._lock())
+            except Exception as error:  # the lock's own failure: redis-py's LockError, no Redis
+                raise SearchUnavailable(f"the index's write lock: {error}") from error
+            self._local.depth = 1
+            try:
+                yield True
+            finally:
+                self._local.depth = 0
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the write lock for the block, once the index is found to exist. The write
+        methods do not take it themselves: the caller reads the database inside it."""
+        with self._held() as outermost:
+            if outermost:
+                with _engine_errors("looking up the index"):
+                    self._index().fetch_info()
+            yield
+
     # -- writes ---------------------------------------------------------------------
 
-    def apply_settings(self) -> None:
-        with _engine_errors("applying the index settings"):
+    def apply_settings(self) -> bool:
+        """Create the index if missing, then apply the settings; True when this call
+        created it. Under the write lock, so no writer adds documents in between."""
+        with self._held(), _engine_errors("applying the index settings"):
             index = self._index()
+            created = False
             try:
                 primary_key = index.fetch_info().primary_key
             except MeilisearchApiError as error:
@@ -151,7 +220,9 @@ class MeilisearchEngine:
                     raise
                 task = self._client.create_index(INDEX_NAME, {"primaryKey": PRIMARY_KEY})
                 # Another process may create it between our look and our create; that is fine.
-                self._wait(index, task, "creating the index", ignore={"index_already_exists"})
+                created = self._wait(
+                    index, task, "creating the index", ignore={"index_already_exists"}
+                )
             else:
                 if primary_key is None:  # created by hand, before any document
                     self._wait(index, index.update(primary_key=PRIMARY_KEY), "setting the key")
@@ -160,15 +231,30 @@ class MeilisearchEngine:
                         f"index {INDEX_NAME} has primary key {primary_key!r}, not {PRIMARY_KEY!r}"
                     )
             self._wait(index, index.update_settings(dict(SETTINGS)), "updating the settings")
+        return created
 
     def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
-        with _engine_errors(f"replacing the documents of video {video_id}"):
+        self.replace_videos({video_id: documents})
+
+    def replace_videos(self, replaced: Mapping[str, list[Document]]) -> None:
+        """Delete the videos' documents (one task per DELETE_CHUNK videos), then add all the
+        new ones in one task. Nothing is added unless every delete succeeded, and a delete on
+        a missing index fails rather than creating it."""
+        if not replaced:
+            return
+        ids = list(replaced)
+        what = f"replacing the documents of video {ids[0]}" + (
+            f" and {len(ids) - 1} more" if len(ids) > 1 else ""
+        )
+        with _engine_errors(what):
             index = self._index()
-            deleted = index.delete_documents(filter=_equals("videoId", video_id))
-            self._wait(index, deleted, "deleting the old documents")
+            for first in range(0, len(ids), DELETE_CHUNK):
+                listed = ", ".join(_quote(v) for v in ids[first : first + DELETE_CHUNK])
+                deleted = index.delete_documents(filter=f"videoId IN [{listed}]")
+                self._wait(index, deleted, "deleting the old documents")
+            documents = [index_document(d) for docs in replaced.values() for d in docs]
             if documents:
-                added = index.add_documents([index_document(d) for d in documents])
-                self._wait(index, added, "adding the new documents")
+                self._wait(index, index.add_documents(documents), "adding the new documents")
 
     def delete_video_documents(self, video_id: str) -> None:
         with _engine_errors(f"deleting the documents of video {video_id}"):
@@ -232,7 +318,9 @@ class MeilisearchEngine:
         what: str,
         *,
         ignore: frozenset[str] | set[str] = frozenset(),
-    ) -> None:
+    ) -> bool:
+        """Wait for the task; True when it succeeded, False when it failed with an error
+        in `ignore`."""
         uid = task.task_uid
         try:
             done = index.wait_for_task(uid, timeout_in_ms=self._task_timeout_ms)
@@ -241,10 +329,12 @@ class MeilisearchEngine:
                 f"{what}: task {uid} not finished after {self._task_timeout_ms} ms"
             ) from error
         if done.status == "succeeded":
-            return
+            return True
         failure = done.error or {}
         if failure.get("code") in ignore:
-            return
+            return False
+        if failure.get("code") == "index_not_found":
+            raise IndexNotReady(f"{what}: {NOT_READY}")
         raise SearchError(
             f"{what}: task {uid} {done.status}: {failure.get('message') or 'no error given'}"
             f" ({failure.get('code')})"
@@ -252,16 +342,38 @@ class MeilisearchEngine:
 
     # -- reads ----------------------------------------------------------------------
 
-    def _fetch_all(self, index: Index, filter_: str, fields: list[str]) -> Iterator[dict[str, Any]]:
+    def _fetch_all(
+        self, index: Index, filter_: str | None, fields: list[str]
+    ) -> Iterator[dict[str, Any]]:
         offset = 0
         while True:
-            page = index.get_documents(
-                {"filter": filter_, "fields": fields, "limit": PAGE_SIZE, "offset": offset}
-            )
+            asked: dict[str, Any] = {"fields": fields, "limit": PAGE_SIZE, "offset": offset}
+            if filter_ is not None:
+                asked = {"filter": filter_, **asked}
+            page = index.get_documents(asked)
             yield from (dict(doc) for doc in page.results)
             offset += len(page.results)
             if not page.results or offset >= page.total:
                 return
+
+    def inventory(self) -> Iterator[IndexedVideo]:
+        """Every video the index holds, read page by page and folded into one tally per
+        video as it goes (an index may hold a million segments). A video's documents are
+        spread over the pages, so the whole index is read before the first is given; a
+        missing index raises here rather than on the first next(). Read inside writing()
+        for a view no writer changes half-way."""
+        tallies: dict[str, _Tally] = {}
+        with _engine_errors("listing the indexed videos"):
+            for doc in self._fetch_all(self._index(), None, INVENTORY_FIELDS):
+                video_id = doc.get("videoId")
+                if video_id is None:
+                    continue  # a stub a partial update left, not a video's document
+                tally = tallies.get(video_id)
+                if tally is None:
+                    tallies[video_id] = _Tally.first(doc)
+                else:
+                    tally.add(doc)
+        return (tally.video(video_id) for video_id, tally in tallies.items())
 
     def search(self, query: SearchQuery) -> SearchResults:
         params = search_params(query)
@@ -492,7 +604,63 @@ def highlight(formatted: str) -> str:
     return html.escape(formatted).replace(PRE_TAG, "<mark>").replace(POST_TAG, "</mark>")
 
 
+# Fields every document of a video carries alike, IndexedVideo attribute -> index field.
+SHARED_FIELDS = {
+    "video_title": "videoTitle",
+    "channel_title": "channelTitle",
+    "subscriber_count": "subscriberCount",
+}
+_DISAGREE = object()  # a shared field the video's documents hold different values of
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What inventory() keeps of one video while it pages: a count and a few fields."""
+
+    documents: int
+    shared: dict[str, object]
+    title: str | None = None
+    fingerprint: str | None = None
+
+    @classmethod
+    def first(cls, doc: Mapping[str, Any]) -> _Tally:
+        tally = cls(0, {name: doc.get(field) for name, field in SHARED_FIELDS.items()})
+        tally.add(doc)
+        return tally
+
+    def add(self, doc: Mapping[str, Any]) -> None:
+        self.documents += 1
+        for name, field in SHARED_FIELDS.items():
+            if self.shared[name] is not _DISAGREE and doc.get(field) != self.shared[name]:
+                self.shared[name] = _DISAGREE  # a partial update that stopped half-way
+        if doc.get("kind") == "video":
+            self.title, self.fingerprint = doc.get("title"), doc.get("fingerprint")
+
+    def video(self, video_id: str) -> IndexedVideo:
+        shared = {k: None if v is _DISAGREE else v for k, v in self.shared.items()}
+        disagree = any(v is _DISAGREE for v in self.shared.values())
+        return IndexedVideo(
+            video_id=video_id,
+            # Documents that disagree are stale whatever the database says (-1 matches no
+            # count), even where it has no value either.
+            documents=-1 if disagree else self.documents,
+            video_title=_str_or_none(shared["video_title"]),
+            channel_title=_str_or_none(shared["channel_title"]),
+            title=self.title,
+            subscriber_count=_int_or_none(shared["subscriber_count"]),
+            fingerprint=self.fingerprint,
+        )
+
+
 # -- helpers --------------------------------------------------------------------------------
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _quote(value: str) -> str:
@@ -525,6 +693,8 @@ def _engine_errors(what: str) -> Iterator[None]:
     try:
         yield
     except MeilisearchApiError as error:
+        if error.code == "index_not_found":
+            raise IndexNotReady(f"{what}: {NOT_READY}") from error
         if error.code is None and error.status_code >= 500:
             # Not Meilisearch's own error body: the tunnel in front of a server that is down.
             raise SearchUnavailable(f"{what}: HTTP {error.status_code}") from error

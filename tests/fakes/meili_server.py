@@ -6,6 +6,10 @@ for the first `pending_polls` polls, so waiting is exercised). `fail_next_task()
 next task fail instead of running. Searching is deliberately naive: a case-insensitive
 substring match of the whole `q`, the first match highlighted, documents in the order stored
 (`distinct` keeps the first of each value); `/multi-search` answers each query in turn.
+
+A missing index is as on the real server: searching it, fetching or deleting its documents
+answers (or fails the task with) `index_not_found`, while adding or updating documents or
+settings creates it, without any of our settings (the first document's `id` as its key).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ the library's own exceptions.
     fake.add_channel("UC" + "a" * 22, handle="@tanaka", uploads=["v1", "v2"])
     fake.add_video("v1", duration="PT4M13S")
     fake.fail_with(403, "quotaExceeded")   # every request from now on
+
+Like the API's documentation, the fake takes no `maxResults` beside `id` on videos and channels.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from youtube_transcript_api import (
 API_KEY = "yt-test-key"
 PREFIX = "/youtube/v3"
 MAX_PAGE = 50
+# Lists that refuse `maxResults` beside `id` (400 incompatibleParameters): the API documents
+# videos' maxResults for `myRating`/`chart` only, and channels' not as usable with `id`.
+NO_MAX_RESULTS_WITH_ID = ("channels", "videos")
 
 ERROR_MESSAGES = {
     "quotaExceeded": (
@@ -37,6 +42,10 @@ ERROR_MESSAGES = {
     "keyInvalid": "API key not valid. Please pass a valid API key.",
     "forbidden": "The request is not properly authorized.",
     "backendError": "Backend Error",
+    "incompatibleParameters": (
+        "The request specifies parameters that cannot be used together: maxResults is not "
+        "supported with the id filter."
+    ),
 }
 ERROR_DOMAINS = {"quotaExceeded": "youtube.quota", "dailyLimitExceeded": "usageLimits"}
 
@@ -183,6 +192,8 @@ class FakeYouTube:
         resource = path[len(PREFIX) + 1 :]
         if "part" not in query:
             return error(400, "required", "No filter selected. Expected one of: ...")
+        if resource in NO_MAX_RESULTS_WITH_ID and "id" in query and "maxResults" in query:
+            return error(400, "incompatibleParameters")
         if resource == "channels":
             return self.list_channels(query)
         if resource == "playlistItems":

@@ -176,7 +176,7 @@ def test_a_subscriber_count_change_updates_every_document_of_the_channel(channel
         ingest.refresh_channel(CH)
     finally:
         del engine.update_channel_documents
-    assert calls == [(CH, {"subscriber_count": 2500})]
+    assert calls == [(CH, {"channel_title": "テストチャンネル", "subscriber_count": 2500})]
     counts = (
         engine._db()
         .execute("SELECT DISTINCT subscriber_count FROM videos WHERE channel_id = ?", (CH,))

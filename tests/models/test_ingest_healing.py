@@ -190,7 +190,7 @@ def test_a_reindex_applies_new_channel_and_video_titles(channel):
     channel.update("channels", CH, title="新しい名前")
     channel.update("videos", "healVideo01", title="神戸の旅")
 
-    done = ingest.reindex_all(CH)
+    done = ingest.refetch_all(CH)
 
     assert done.videos == 2
     [subtitle_hit] = search("大阪", targets=("subtitle",)).hits

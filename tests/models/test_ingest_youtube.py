@@ -88,7 +88,7 @@ def test_renames_reach_the_documents_on_refresh_and_on_reindex(youtube, fake):
 
     # and a reindex applies a later rename it learns from the video's answer
     rename_channel(fake, "Newer name")
-    ingest.reindex_all(CH)
+    ingest.refetch_all(CH)
     [hit] = search("takoyaki").hits
     assert hit.channel_title == "Newer name"
     assert Channel.get_by_id(CH).title == "Newer name"

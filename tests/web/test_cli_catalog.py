@@ -24,13 +24,29 @@ def test_search_health_setup_and_keys_on_the_embedded_engine():
     assert "no keys" in keys.output
 
 
-def test_reindex_enqueues_every_live_video_of_a_channel(platform_files, stub_broker):
+def test_reindex_enqueues_every_searchable_video_of_a_channel_from_stored_cues(
+    platform_files, stub_broker
+):
+    channel = "UCclitestclitestclitest1"
+    platform_files.channel(channel, ["cliVideo001", "cliVideo002"])
+    platform_files.video("cliVideo001", channel, manual("一"))
+    platform_files.video("cliVideo002", channel, manual("二"))
+    for video_id in ingest.import_channel(channel).new_video_ids:
+        ingest.fetch_subtitles(video_id)
+    result = run("search", "reindex", "--channel", channel)
+    assert result.exit_code == 0, result.output
+    assert "enqueued 2 video(s) for indexing from stored subtitles" in result.output
+    [sent] = take_messages(stub_broker, "index")
+    assert (sent["actor_name"], sent["args"]) == ("index_videos", [["cliVideo001", "cliVideo002"]])
+
+
+def test_reindex_refetch_enqueues_a_fetch_of_every_live_video(platform_files, stub_broker):
     channel = "UCclitestclitestclitest1"
     platform_files.channel(channel, ["cliVideo001", "cliVideo002"])
     platform_files.video("cliVideo001", channel, manual("一"))
     platform_files.video("cliVideo002", channel, manual("二"))
     ingest.import_channel(channel)
-    result = run("search", "reindex", "--channel", channel)
+    result = run("search", "reindex", "--refetch", "--channel", channel)
     assert result.exit_code == 0, result.output
     assert "2 video(s)" in result.output
     sent = take_messages(stub_broker, "subtitles")

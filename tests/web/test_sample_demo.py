@@ -148,6 +148,7 @@ def test_a_production_request_without_the_header_is_not(live_midroll_ad):
                 "SECRET_KEY": "prod-secret",
                 "PAYMENT_BACKEND": "stripe",
                 "DATABASE_URL": previous.database_url,
+                "SEARCH_EMBEDDED_PATH": previous.search_path,
                 "QUEUE_BROKER": "redis",
                 "DEV_DEFAULT_COUNTRY": "JP",  # ignored in production
             },

@@ -456,8 +456,10 @@ def test_full_subtitles_need_unexpired_access(client, app, indexed):
     unlock_video(user.id, "apiVideo001")
     body = client.get("/api/videos/apiVideo001/subtitles").get_json()
     assert body["videoId"] == "apiVideo001"
-    assert [s["text"] for s in body["segments"]] == [
-        "大阪の広告を見ました。<script>x</script> です"
+    # Every cue as it was said, with its own time
+    assert [(s["start"], s["text"]) for s in body["segments"]] == [
+        (0.0, "大阪の広告を見ました。"),
+        (3.0, "<script>x</script> です"),
     ]
     admin = app.test_client()
     sign_in(admin, make_admin())

@@ -48,13 +48,23 @@ def start_web(tmp_path):
 
 @pytest.fixture
 def start_worker(tmp_path):
-    """start_worker() runs a Dramatiq worker process over `tasks`."""
+    """start_worker(processes=1, threads=2, **env) runs a Dramatiq worker over `tasks`
+    (production runs 2 processes x 8 threads)."""
     started = []
 
-    def start(**env):
+    def start(processes=1, threads=2, **env):
         log = open(tmp_path / f"worker{len(started)}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
-            [sys.executable, "-m", "dramatiq", "tasks:setup", "--processes", "1", "--threads", "2"],
+            [
+                sys.executable,
+                "-m",
+                "dramatiq",
+                "tasks:setup",
+                "--processes",
+                str(processes),
+                "--threads",
+                str(threads),
+            ],
             cwd=ROOT,
             env={**flow_env(), **env},
             stdout=log,

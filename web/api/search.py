@@ -8,7 +8,7 @@ from flask_login import current_user
 from models import library
 from models.credits import has_access
 from models.errors import DomainError, NotFound
-from models.search import get_engine
+from models.subtitles import video_transcript
 from models.tables import Channel, Video
 from web.api import bp
 from web.api.operation import MEMBER, operation
@@ -129,5 +129,5 @@ def subtitles(path):
         raise NotFound("No video has this id.")
     if not has_access(current_user, video_id):
         raise Locked()
-    segments = get_engine().video_segments(video_id)
+    segments = video_transcript(video_id)
     return jsonify(catalog.Subtitles.of(video_id, segments).as_json())

@@ -47,10 +47,12 @@ def db() -> None:
 
 @db.command("upgrade")
 def db_upgrade() -> None:
-    """Apply pending migrations (idempotent) and seed the ad slots."""
+    """Apply pending migrations (idempotent), seed the ad slots, and set up the search
+    index's layout (a new one is filled from the stored subtitles)."""
     open_db()
     applied = migrations.upgrade()
     click.echo(f"applied {', '.join(applied)}" if applied else "database is up to date")
+    search.set_up_index()
 
 
 @main.group()

@@ -19,6 +19,7 @@ from models.settings import Settings, get_settings
 from scheduler.runner import run
 from web import create_app
 from web.cli import main, open_db
+from web.cli.search import set_up_index
 from workers.broker import (
     WORKER_METRICS_ENV,
     WORKER_METRICS_HOST_ENV,
@@ -155,6 +156,7 @@ def dev(port: int) -> None:
         click.echo(f"started a local Redis for {settings.redis_url}")
     open_db()
     migrations.upgrade()
+    set_up_index()
     me = [sys.executable, "-m", "web.cli"]
     if settings.video_api_backend == "fixture":
         # Sample data to search from the first minute; imports are idempotent.

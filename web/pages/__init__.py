@@ -43,10 +43,11 @@ from models.errors import ValidationError
 from models.home import home
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
-from models.search import SearchQuery, get_engine
+from models.search import SearchQuery
 from models.search.base import Segment
 from models.search.text import highlight
 from models.search.text import parse_query as parse_terms
+from models.subtitles import video_transcript
 from models.tables import Channel, Video
 from web.api.operation import parse_path, parse_query
 from web.api.schemas.account import VideoPath
@@ -183,7 +184,7 @@ def video(video_id: str) -> str:
     start = request.args.get("t", type=int)
     start = start if start and start > 0 else None
     q = (request.args.get("q") or "").strip()[:200]
-    segments = get_engine().video_segments(video_id) if allowed else None
+    segments = video_transcript(video_id) if allowed else None
     return render_template(
         "video.html",
         video=found,

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from models.search.base import (
     Document,
+    IndexedVideo,
+    IndexNotReady,
     SearchError,
     SearchQuery,
     SearchResults,
@@ -18,7 +21,7 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedded import hits, layout, videos
-from models.search.embedded.layout import bounds
+from models.search.embedded.layout import LAYOUT_VERSION, bounds
 from models.search.segments import transcript
 
 T = TypeVar("T")
@@ -35,11 +38,16 @@ class EmbeddedEngine:
 
     # -- connection ---------------------------------------------------------------
 
-    def _db(self) -> sqlite3.Connection:
+    def _db(self, *, create: bool = False) -> sqlite3.Connection:
+        """This thread's connection. Only set-up (`create`) may create the file: anyone
+        else finding none has an index that is not set up."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            if self.path != ":memory:":
+            memory = self.path == ":memory:"
+            if create and not memory:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            elif not memory and not Path(self.path).exists():
+                raise IndexNotReady(layout.NOT_READY.format(found="none", wanted=LAYOUT_VERSION))
             conn = sqlite3.connect(
                 self.path, timeout=30, isolation_level=None, check_same_thread=False
             )
@@ -51,8 +59,8 @@ class EmbeddedEngine:
             # many small transactions (the full-text index's structure, the last pages of
             # each table) go to the file once per checkpoint, and each checkpoint syncs.
             conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
-            layout.lay_out(conn)
             self._local.conn = conn
+            self._local.depth = 0
         return conn
 
     def close(self) -> None:
@@ -61,27 +69,80 @@ class EmbeddedEngine:
             conn.close()
             self._local.conn = None
 
-    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """The file's write lock (BEGIN IMMEDIATE) for the block; the writes inside it are
+        one transaction, committed at its end, none if it fails."""
         conn = self._db()
+        if self._local.depth:
+            self._local.depth += 1
+            try:
+                yield
+            finally:
+                self._local.depth -= 1
+            return
         try:
             conn.execute("BEGIN IMMEDIATE")
-            result = work(conn)
-            conn.execute("COMMIT")
-            return result
+            layout.check_layout(conn)
         except sqlite3.Error as error:
-            conn.execute("ROLLBACK") if conn.in_transaction else None
+            self._rollback(conn)
             raise SearchError(f"embedded index: {error}") from error
+        except IndexNotReady:
+            self._rollback(conn)
+            raise
+        self._local.depth = 1
+        try:
+            yield
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._rollback(conn)
+            raise SearchError(f"embedded index: {error}") from error
+        except BaseException:
+            self._rollback(conn)
+            raise
+        finally:
+            self._local.depth = 0
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self.writing():
+            try:
+                return work(self._db())
+            except sqlite3.Error as error:
+                raise SearchError(f"embedded index: {error}") from error
+
+    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Read in one snapshot of a file laid out for this version (inside `writing`,
+        its transaction)."""
+        conn = self._db()
+        if self._local.depth:
+            return work(conn)
+        try:
+            conn.execute("BEGIN")
+            layout.check_layout(conn)
+            return work(conn)
+        except sqlite3.Error as error:
+            raise SearchError(f"embedded search: {error}") from error
+        finally:
+            self._rollback(conn)  # a read transaction: nothing to keep
 
     # -- writes ---------------------------------------------------------------------
 
-    def apply_settings(self) -> None:
-        self._db()
+    def apply_settings(self) -> bool:
+        """Create the file's layout, or lay out again a file of another version (emptied);
+        True when it did. `subsearch db upgrade` calls it, nothing else that runs."""
+        return layout.lay_out(self._db(create=True))
 
     def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
-        self.replace_many_videos({video_id: documents})
+        self.replace_videos({video_id: documents})
 
-    def replace_many_videos(self, replaced: Mapping[str, list[Document]]) -> None:
-        """replace_video_documents for several videos in one transaction."""
+    def replace_videos(self, replaced: Mapping[str, list[Document]]) -> None:
+        """replace_video_documents for several videos in one transaction ([]: the video
+        goes)."""
 
         def work(conn: sqlite3.Connection) -> None:
             for video_id, documents in replaced.items():
@@ -121,40 +182,39 @@ class EmbeddedEngine:
     # -- reads ----------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchResults:
-        try:
-            return hits.search_hits(self._db(), query)
-        except sqlite3.Error as error:
-            raise SearchError(f"embedded search: {error}") from error
+        return self._read(lambda conn: hits.search_hits(conn, query))
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
-        try:
-            return videos.search_videos(self._db(), query)
-        except sqlite3.Error as error:
-            raise SearchError(f"embedded search: {error}") from error
+        return self._read(lambda conn: videos.search_videos(conn, query))
 
     # -- the rest -----------------------------------------------------------------------
 
     def video_segments(self, video_id: str) -> list[Segment]:
-        rows = self._db().execute(
-            'SELECT start, "end", text FROM segments WHERE rowid BETWEEN ? AND ? ORDER BY start',
-            bounds(self._key(video_id)),
-        )
-        return transcript([Segment(start=r["start"], end=r["end"], text=r["text"]) for r in rows])
+        def read(conn: sqlite3.Connection) -> list[Segment]:
+            found = conn.execute("SELECT key FROM videos WHERE video_id = ?", (video_id,))
+            row = found.fetchone()
+            rows = conn.execute(
+                'SELECT start, "end", text FROM segments WHERE rowid BETWEEN ? AND ?'
+                " ORDER BY start",
+                bounds(row[0] if row is not None else -1),
+            )
+            return [Segment(start=r["start"], end=r["end"], text=r["text"]) for r in rows]
 
-    def _key(self, video_id: str) -> int:
-        found = self._db().execute("SELECT key FROM videos WHERE video_id = ?", (video_id,))
-        row = found.fetchone()
-        return row[0] if row is not None else -1
+        return transcript(self._read(read))
+
+    def inventory(self) -> Iterator[IndexedVideo]:
+        return iter(self._read(layout.inventory))
+
+    def prune_orphans(self) -> int:
+        """Documents left without their video row (deleted by hand); how many went."""
+        return self._write(layout.prune_orphans)
 
     def health(self) -> dict[str, Any]:
-        try:
-            self._db().execute("SELECT 1").fetchone()
-        except sqlite3.Error as error:
-            raise SearchError(f"embedded index: {error}") from error
+        self._read(lambda conn: conn.execute("SELECT 1").fetchone())
         return {"status": "available"}
 
     def keys(self) -> list[dict[str, str | None]]:
         return []  # an in-process index has no API keys
 
     def document_count(self) -> int:
-        return layout.count_documents(self._db())
+        return self._read(layout.count_documents)

@@ -19,12 +19,14 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from models.search.base import Document, SearchError
+from models.search.base import Document, IndexedVideo, IndexNotReady, SearchError
 from models.search.text import index_text
 
-# The layout of the file; a file of another version is emptied when opened and filled
-# again by `subsearch search reindex`.
-LAYOUT_VERSION = 4
+# The layout of the file. Only `subsearch db upgrade` (set_up) creates it or lays out a
+# file of another version again; an engine that opens a file of another version neither
+# writes to it nor searches it (IndexNotReady).
+# 5: video keys are never reused (AUTOINCREMENT); each video keeps its fingerprint.
+LAYOUT_VERSION = 5
 # Every table any version created: dropped when the layout changes.
 TABLES = ("documents_fts", "documents", "segments", "videos")
 # The tables of the current layout that hold documents.
@@ -38,7 +40,7 @@ FTS_WEIGHTS = {"text": 1.0, "title": 3.0, "description": 0.5, "scope": 0.0}
 SCHEMA = [
     """
     CREATE TABLE IF NOT EXISTS videos (
-        key INTEGER PRIMARY KEY,
+        key INTEGER PRIMARY KEY AUTOINCREMENT,
         video_id TEXT NOT NULL UNIQUE,
         channel_id TEXT NOT NULL,
         channel_title TEXT NOT NULL,
@@ -49,7 +51,8 @@ SCHEMA = [
         subscriber_count INTEGER,
         title TEXT,
         description TEXT,
-        documents INTEGER NOT NULL
+        documents INTEGER NOT NULL,
+        fingerprint TEXT
     )
     """,
     # A segment's rowid is its document's: the video's key and its place.
@@ -78,20 +81,42 @@ SCHEMA = [
 ]
 
 
-def lay_out(conn: sqlite3.Connection) -> None:
-    """Create the tables; a file laid out by another version is emptied first (its
-    documents come back with a reindex)."""
+NOT_READY = (
+    "the search index is not set up for this version (layout {found}, expected {wanted}):"
+    " run `subsearch db upgrade`, then `subsearch search reindex`"
+)
+
+
+def layout_version(conn: sqlite3.Connection) -> int:
     version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version == LAYOUT_VERSION:
-        return
+    return version
+
+
+def check_layout(conn: sqlite3.Connection) -> None:
+    """Refuse a file that is not laid out for this version: nothing is read from it or
+    written to it until `subsearch db upgrade` lays it out."""
+    found = layout_version(conn)
+    if found != LAYOUT_VERSION:
+        raise IndexNotReady(NOT_READY.format(found=found, wanted=LAYOUT_VERSION))
+
+
+def lay_out(conn: sqlite3.Connection) -> bool:
+    """Create the tables, or lay a file of another version out again (emptied: its
+    documents come back with a reindex). The version is read inside the write
+    transaction, so of several processes setting up one file, one lays it out and the
+    others find it done. Returns whether this call laid it out."""
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if layout_version(conn) == LAYOUT_VERSION:
+            conn.execute("COMMIT")
+            return False
         for table in TABLES:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in SCHEMA:
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
         conn.execute("COMMIT")
+        return True
     except sqlite3.Error:
         conn.execute("ROLLBACK")
         raise
@@ -132,14 +157,14 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
     first = documents[0]
     key: int = conn.execute(
         "INSERT INTO videos (video_id, channel_id, channel_title, video_title, published_at,"
-        " thumbnail_url, view_count, subscriber_count, title, description, documents)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " thumbnail_url, view_count, subscriber_count, title, description, documents,"
+        " fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (video_id) DO UPDATE SET channel_id = excluded.channel_id,"
         " channel_title = excluded.channel_title, video_title = excluded.video_title,"
         " published_at = excluded.published_at, thumbnail_url = excluded.thumbnail_url,"
         " view_count = excluded.view_count, subscriber_count = excluded.subscriber_count,"
         " title = excluded.title, description = excluded.description,"
-        " documents = excluded.documents RETURNING key",
+        " documents = excluded.documents, fingerprint = excluded.fingerprint RETURNING key",
         (
             video_id,
             first.channel_id,
@@ -152,6 +177,7 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
             meta.title if meta else None,
             meta.description if meta else None,
             len(subtitles) + (meta is not None),
+            meta.fingerprint if meta else None,
         ),
     ).fetchone()[0]
     base = key << VIDEO_SHIFT
@@ -287,6 +313,48 @@ def _varints(blob: bytes) -> Iterable[int]:
             if not byte & 0x80:
                 break
         yield value
+
+
+def inventory(conn: sqlite3.Connection) -> list[IndexedVideo]:
+    """Every video the file holds, as it holds it: the documents found in the full-text
+    index (its docsize table has a row per document) and in `segments`, which must agree
+    with the count the video row promises."""
+    rows = conn.execute(
+        "SELECT v.video_id, v.video_title, v.channel_title, v.title, v.subscriber_count,"
+        " v.fingerprint, v.documents,"
+        " (SELECT count(*) FROM documents_fts_docsize d WHERE d.id BETWEEN v.key << ?"
+        "  AND (v.key << ?) | ?) AS indexed,"
+        " (SELECT count(*) FROM segments s WHERE s.rowid BETWEEN (v.key << ?) + 1"
+        "  AND (v.key << ?) | ?) AS segments"
+        " FROM videos v",
+        (VIDEO_SHIFT, VIDEO_SHIFT, PLACES) * 2,
+    )
+    return [
+        IndexedVideo(
+            video_id=row["video_id"],
+            # A count that disagrees with itself is no count: the video is stale.
+            documents=row["indexed"]
+            if row["indexed"] == row["documents"] and row["segments"] == row["indexed"] - 1
+            else -1,
+            video_title=row["video_title"],
+            channel_title=row["channel_title"],
+            title=row["title"],
+            subscriber_count=row["subscriber_count"],
+            fingerprint=row["fingerprint"],
+        )
+        for row in rows
+    ]
+
+
+def prune_orphans(conn: sqlite3.Connection) -> int:
+    """Remove documents whose video row is gone (a row deleted by hand), in the caller's
+    transaction; how many."""
+    removed = 0
+    for table, column in (("segments", "rowid"), ("documents_fts", "rowid")):
+        removed += conn.execute(
+            f"DELETE FROM {table} WHERE {column} >> {VIDEO_SHIFT} NOT IN (SELECT key FROM videos)"
+        ).rowcount
+    return removed
 
 
 def count_documents(conn: sqlite3.Connection) -> int:

@@ -221,12 +221,7 @@ def test_videos_request_and_mapping(youtube, fake):
     # then
     assert [r["path"] for r in fake.requests] == ["/youtube/v3/videos"]
     assert fake.calls("videos") == [
-        {
-            "part": "snippet,contentDetails,statistics",
-            "id": "vid1",
-            "maxResults": "50",
-            "key": API_KEY,
-        }
+        {"part": "snippet,contentDetails,statistics", "id": "vid1", "key": API_KEY}
     ]
     assert videos == {
         "vid1": VideoInfo(
@@ -261,6 +256,37 @@ def test_120_video_ids_go_in_batches_of_50_50_and_20(youtube, fake):
     assert batches == [ids[:50], ids[50:100], ids[100:]]
     assert list(videos) == ids
     assert not any(video.deleted for video in videos.values())
+
+
+def test_video_requests_by_id_send_no_max_results(youtube, fake):
+    # given more ids than one request takes (the API documents no maxResults beside id)
+    ids = [f"vid{n:03d}" for n in range(120)]
+    for video_id in ids:
+        fake.add_video(video_id)
+
+    # when
+    youtube.get_videos(ids)
+
+    # then every batch carries only part, id and key
+    assert [sorted(call) for call in fake.calls("videos")] == [["id", "key", "part"]] * 3
+
+
+@pytest.mark.parametrize(("resource", "wanted"), [("videos", "vid1"), ("channels", CHANNEL_ID)])
+def test_the_fake_api_refuses_max_results_beside_id(api_base, fake, resource, wanted):
+    # given
+    fake.add_video("vid1")
+    fake.add_channel(CHANNEL_ID, uploads=[])
+    query = {"part": "snippet", "id": wanted, "key": API_KEY}
+
+    # when
+    refused = requests.get(f"{api_base}/{resource}", params={**query, "maxResults": 50}, timeout=5)
+    answered = requests.get(f"{api_base}/{resource}", params=query, timeout=5)
+
+    # then
+    assert refused.status_code == 400
+    assert refused.json()["error"]["errors"][0]["reason"] == "incompatibleParameters"
+    assert answered.status_code == 200
+    assert [item["id"] for item in answered.json()["items"]] == [wanted]
 
 
 def test_no_video_ids_make_no_request(youtube, fake):

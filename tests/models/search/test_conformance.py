@@ -10,7 +10,7 @@ import meilisearch
 import pytest
 
 from models.platform.base import Cue
-from models.search import SearchQuery, video_documents
+from models.search import IndexedVideo, IndexNotReady, SearchQuery, video_documents
 from models.search.embedded import EmbeddedEngine
 from models.search.meili import MeilisearchEngine
 from models.search.segments import build_segments
@@ -34,6 +34,20 @@ def engine(request, tmp_path):
     yield engine
 
 
+@pytest.fixture(params=ENGINES)
+def missing(request, tmp_path):
+    """An engine whose index was never set up (no apply_settings)."""
+    if request.param == "embedded":
+        engine = EmbeddedEngine(str(tmp_path / "fresh" / "search.db"))
+        yield engine
+        engine.close()
+        return
+    url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
+    client = meilisearch.Client(url, key)
+    client.wait_for_task(client.delete_index("subtitles").task_uid)  # the next set-up makes it
+    yield MeilisearchEngine(url, key, key)
+
+
 def channel(cid="UCaaaaaaaaaaaaaaaaaaaaaa", title="チャンネル", subscribers=100):
     return SimpleNamespace(id=cid, title=title, subscriber_count=subscribers)
 
@@ -48,11 +62,13 @@ def video(vid, published="2026-01-01T00:00:00.000Z", views=10, title="動画"):
     )
 
 
-def index(engine, vid, cues, *, ch=None, description="", **video_fields):
+def documents(vid, cues, *, ch=None, description="", **video_fields):
     segments = build_segments([Cue(*c) for c in cues], auto=False)
-    engine.replace_video_documents(
-        vid, video_documents(video(vid, **video_fields), ch or channel(), description, segments)
-    )
+    return video_documents(video(vid, **video_fields), ch or channel(), description, segments)
+
+
+def index(engine, vid, cues, **fields):
+    engine.replace_video_documents(vid, documents(vid, cues, **fields))
 
 
 def search(engine, q, **kw):
@@ -247,3 +263,110 @@ def test_grouped_channel_filter(engine):
     results = grouped(engine, "ラーメン", channels=(b.id,))
     assert [v.video_id for v in results.videos] == ["gchanB00001"]
     assert results.videos[0].channel_id == b.id
+
+
+# -- writing from the database --------------------------------------------------------------
+
+
+def held(engine):
+    return {v.video_id: v for v in engine.inventory()}
+
+
+def test_inventory_lists_each_video_with_its_documents_and_fields(engine):
+    # Given two videos, one with two segments
+    first = documents("invent00001", [(0, 3, "一つ目。"), (30, 33, "二つ目。")], title="題")
+    second = documents("invent00002", [], ch=channel(title="別", subscribers=None))
+    engine.replace_videos({"invent00001": first, "invent00002": second})
+
+    # When the inventory is read
+    videos = held(engine)
+
+    # Then each video is listed once, with its count and what its documents carry
+    assert videos == {
+        "invent00001": IndexedVideo(
+            video_id="invent00001",
+            documents=len(first),
+            video_title="題",
+            channel_title="チャンネル",
+            title="題",
+            subscriber_count=100,
+            fingerprint=first[0].fingerprint,
+        ),
+        "invent00002": IndexedVideo(
+            video_id="invent00002",
+            documents=1,
+            video_title="動画",
+            channel_title="別",
+            title="動画",
+            subscriber_count=None,
+            fingerprint=second[0].fingerprint,
+        ),
+    }
+    assert len(first) >= 2 and first[0].fingerprint
+
+
+def test_replace_videos_replaces_several_and_an_empty_list_removes_one(engine):
+    # Given three indexed videos
+    for vid in ("replace0001", "replace0002", "replace0003"):
+        index(engine, vid, [(0, 3, "古い字幕")])
+
+    # When two are given new documents, one goes and one is new, at once
+    replaced = documents("replace0001", [(0, 3, "新しい字幕。"), (600, 603, "続き。")])
+    engine.replace_videos(
+        {
+            "replace0001": replaced,
+            "replace0002": [],
+            "replace0004": documents("replace0004", [(0, 3, "新しい字幕")]),
+        }
+    )
+
+    # Then the index holds exactly the new documents and the untouched video
+    assert {v: i.documents for v, i in held(engine).items()} == {
+        "replace0001": len(replaced),
+        "replace0003": 2,
+        "replace0004": 2,
+    }
+    assert [s.text for s in engine.video_segments("replace0001")] == [d.text for d in replaced[1:]]
+    assert engine.video_segments("replace0002") == []
+    found = {h.video_id for h in search(engine, "字幕").hits}
+    assert found == {"replace0001", "replace0003", "replace0004"}
+
+
+def test_writes_inside_writing_nest_and_are_kept(engine):
+    # When a writer holds the lock and calls another writer that takes it again
+    with engine.writing():
+        index(engine, "nested00001", [(0, 3, "外側")])
+        with engine.writing():
+            index(engine, "nested00002", [(0, 3, "内側")])
+
+    # Then both writes are kept
+    assert set(held(engine)) == {"nested00001", "nested00002"}
+
+
+def test_writing_refuses_an_index_never_set_up(missing):
+    # Given an index no `db upgrade` set up
+    # When a writer starts, then it is refused, naming what sets the index up
+    with pytest.raises(IndexNotReady, match="subsearch db upgrade") as refused, missing.writing():
+        missing.replace_videos({"missing0001": documents("missing0001", [])})  # pragma: no cover
+    assert "subsearch search reindex" in str(refused.value)
+
+
+def test_an_index_never_set_up_is_not_ready_to_read(missing):
+    with pytest.raises(IndexNotReady):
+        list(missing.inventory())
+    with pytest.raises(IndexNotReady):
+        search(missing, "字幕")
+    with pytest.raises(IndexNotReady):
+        missing.search_videos(SearchQuery(q="字幕"))
+
+
+def test_apply_settings_says_whether_it_laid_the_index_out(missing):
+    # Given an index never set up
+    # When it is set up twice
+    created = [missing.apply_settings(), missing.apply_settings()]
+
+    # Then only the first call laid it out, and a writer may then write
+    assert created == [True, False]
+    with missing.writing():
+        missing.replace_videos({"setup000001": documents("setup000001", [(0, 3, "字幕")])})
+    assert [v.documents for v in missing.inventory()] == [2]

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from models.search import SearchQuery, Segment, video_documents
+from models.search import IndexNotReady, SearchQuery, Segment, video_documents
 from models.search.embedded import EmbeddedEngine
 from tests.models.search.test_conformance import channel, index, video
 
@@ -15,6 +15,7 @@ from tests.models.search.test_conformance import channel, index, video
 @pytest.fixture
 def engine(tmp_path):
     engine = EmbeddedEngine(str(tmp_path / "search.db"))
+    engine.apply_settings()
     yield engine
     engine.close()
 
@@ -43,20 +44,69 @@ def test_the_index_lives_in_its_own_file(tmp_path):
     engine.close()
 
 
-def test_an_index_file_of_an_older_layout_is_emptied_for_a_reindex(tmp_path):
-    # Given a file laid out by an earlier version (no layout number, other columns)
-    path = tmp_path / "search.db"
+def older_layout(path):
+    """A file laid out by an earlier version (no layout number, other columns)."""
     old = sqlite3.connect(path)
     old.execute("CREATE TABLE documents (rowid INTEGER PRIMARY KEY, id TEXT, norm_text TEXT)")
     old.execute("INSERT INTO documents (id, norm_text) VALUES ('x-s0000', 'old')")
     old.commit()
     old.close()
-    # When the engine opens it, then it holds the current layout, empty, and works
+
+
+def test_opening_a_file_of_an_older_layout_neither_reads_nor_changes_it(tmp_path):
+    # Given a file laid out by an earlier version
+    path = tmp_path / "search.db"
+    older_layout(path)
     engine = EmbeddedEngine(str(path))
+    # When a process that did not set it up searches or writes, then both are refused
+    # with the commands to run, and the file keeps what it held
+    with pytest.raises(IndexNotReady, match="subsearch db upgrade"):
+        engine.search_videos(SearchQuery(q="索引"))
+    with pytest.raises(IndexNotReady, match="subsearch search reindex"):
+        index(engine, "fresh000001", [(0, 3, "新しい索引")])
+    engine.close()
+    kept = sqlite3.connect(path)
+    assert kept.execute("SELECT id FROM documents").fetchall() == [("x-s0000",)]
+    kept.close()
+
+
+def test_setting_up_lays_an_older_file_out_again_once(tmp_path):
+    # Given a file of an older layout
+    path = tmp_path / "search.db"
+    older_layout(path)
+    engine = EmbeddedEngine(str(path))
+    # When it is set up (db upgrade), then it holds the current layout, empty, and works
+    assert engine.apply_settings() is True
     assert engine.document_count() == 0
     index(engine, "fresh000001", [(0, 3, "新しい索引")])
+    # and setting it up again changes nothing
+    assert engine.apply_settings() is False
     assert engine.search_videos(SearchQuery(q="索引")).total_videos == 1
     engine.close()
+
+
+def test_a_missing_file_is_not_created_by_a_write(tmp_path):
+    path = tmp_path / "absent" / "search.db"
+    engine = EmbeddedEngine(str(path))
+    with pytest.raises(IndexNotReady):
+        index(engine, "fresh000001", [(0, 3, "新しい索引")])
+    with pytest.raises(IndexNotReady):
+        engine.health()
+    assert not path.exists()
+
+
+def test_a_deleted_video_key_is_never_given_to_another_video(engine):
+    # Given two videos, the second holding the highest key
+    index(engine, "first000001", [(0, 3, "一本目")])
+    index(engine, "second00001", [(0, 3, "二本目")])
+    keys = dict(engine._db().execute("SELECT video_id, key FROM videos").fetchall())
+    # When the last one is deleted and another video is indexed
+    engine.delete_video_documents("second00001")
+    index(engine, "third000001", [(0, 3, "三本目")])
+    # Then the new video has a key of its own: a search that read the deleted video's
+    # rowids can never find the new video's documents under them
+    third = engine._db().execute("SELECT key FROM videos WHERE video_id = 'third000001'")
+    assert third.fetchone()[0] > keys["second00001"]
 
 
 def test_several_videos_are_replaced_in_one_write(engine):
@@ -65,7 +115,7 @@ def test_several_videos_are_replaced_in_one_write(engine):
         vid: video_documents(video(vid), channel(), "", [Segment(0, 3, f"{vid} の字幕")])
         for vid in ("many0000001", "many0000002")
     }
-    engine.replace_many_videos(docs)
+    engine.replace_videos(docs)
     assert engine.search_videos(SearchQuery(q="古い")).total_videos == 0
     assert engine.search_videos(SearchQuery(q="字幕")).total_videos == 2
     assert engine.document_count() == 4  # a video document and a segment each

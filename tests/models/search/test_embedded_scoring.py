@@ -21,6 +21,7 @@ COLUMNS = ("text", "title", "description")
 @pytest.fixture
 def engine(tmp_path):
     engine = EmbeddedEngine(str(tmp_path / "search.db"))
+    engine.apply_settings()
     # Segments of different lengths and term counts, titles and descriptions: every part
     # of bm25 (frequency, document length, column weights) tells them apart.
     index(engine, "short000001", [(0, 3, "ramen")], title="ramen tour")
@@ -93,6 +94,7 @@ def test_the_average_length_is_fts5s(engine):
 
 def test_an_empty_index_has_an_average_length_of_one(tmp_path):
     engine = EmbeddedEngine(str(tmp_path / "empty.db"))
+    engine.apply_settings()
     assert layout.token_averages(engine._db()) == 1.0
     engine.close()
 

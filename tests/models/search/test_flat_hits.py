@@ -17,6 +17,7 @@ VIDEOS = 9
 @pytest.fixture
 def engine(tmp_path):
     engine = EmbeddedEngine(str(tmp_path / "search.db"))
+    engine.apply_settings()
     for n in range(VIDEOS):
         # Up to three moments saying 餃子 per video, and one video saying it nowhere
         said = [
@@ -105,6 +106,7 @@ def test_relevance_pages_hold_every_match_once(engine, monkeypatch, ranked):
 
 def test_relevance_puts_the_exact_phrase_first(tmp_path):
     engine = EmbeddedEngine(str(tmp_path / "search.db"))
+    engine.apply_settings()
     for vid, text in [("apart000001", "quick thinking and a fox"), ("phrase00001", "a quick fox")]:
         engine.replace_video_documents(
             vid, video_documents(video(vid), channel(), "", [Segment(0, 3, text)])

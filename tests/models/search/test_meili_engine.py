@@ -3,11 +3,17 @@ sends (paths and JSON bodies), what the engine makes of the answers, and errors 
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+
+import meilisearch
 import pytest
 
 from models.search import meili
 from models.search.base import (
     Document,
+    IndexedVideo,
+    IndexNotReady,
     SearchError,
     SearchQuery,
     SearchUnavailable,
@@ -155,6 +161,162 @@ def test_a_failed_settings_task_raises_with_the_task_error(engine, fake):
         engine.apply_settings()
 
 
+def test_apply_settings_says_it_created_the_index_only_the_first_time(engine, fake):
+    # Given no index
+    # When the settings are applied twice
+    created = [engine.apply_settings(), engine.apply_settings()]
+
+    # Then only the call that created the index says so (its documents must be written)
+    assert created == [True, False]
+
+
+def test_apply_settings_on_an_index_created_meanwhile_did_not_create_it(engine, fake):
+    # Given no index when we look, but another process creating it before our creation runs
+    fake.fail_next_task("Index `subtitles` already exists.", code="index_already_exists")
+
+    # When the settings are applied
+    created = engine.apply_settings()
+
+    # Then the other process created it, and the settings are still applied
+    assert created is False
+    assert fake.calls()[-1] == ("PATCH", "/indexes/subtitles/settings", SETTINGS)
+
+
+# -- the write lock ----------------------------------------------------------------------
+
+
+class RecordingLock:
+    """A lock factory that records when the engine takes and releases the lock."""
+
+    def __init__(self):
+        self.events = []
+
+    def __call__(self):
+        @contextmanager
+        def held():
+            self.events.append("taken")
+            try:
+                yield
+            finally:
+                self.events.append("released")
+
+        return held()
+
+
+def test_writing_holds_the_given_lock_and_looks_up_the_index_once_inside_it(url, fake, ready):
+    # Given an engine handed a shared lock
+    lock = RecordingLock()
+    engine = MeilisearchEngine(url, "admin-key", lock=lock)
+
+    # When it writes
+    with engine.writing():
+        lock.events.append("block")
+        engine.replace_videos({"vid1": [subtitle()]})
+
+    # Then the lock is held around the block, the index looked up once inside it
+    assert lock.events == ["taken", "block", "released"]
+    assert [(m, p) for m, p, _ in fake.calls()] == [
+        ("GET", "/indexes/subtitles"),
+        ("POST", "/indexes/subtitles/documents/delete"),
+        ("POST", "/indexes/subtitles/documents"),
+    ]
+
+
+def test_writing_nested_in_one_thread_takes_the_lock_once(url, fake, ready):
+    # Given an engine handed a lock that is not re-entrant (as redis-py's is not)
+    lock = RecordingLock()
+    engine = MeilisearchEngine(url, "admin-key", lock=lock)
+
+    # When a writer calls another that writes too
+    with engine.writing():
+        with engine.writing():
+            lock.events.append("inner")
+        lock.events.append("outer")
+
+    # Then the lock is taken once and the index looked up once
+    assert lock.events == ["taken", "inner", "outer", "released"]
+    assert fake.calls() == [("GET", "/indexes/subtitles", None)]
+
+
+def test_writing_refuses_a_missing_index_a_document_add_would_create(url, engine, fake):
+    # Given no index, which Meilisearch creates without our settings on a first add
+    index = meilisearch.Client(url, "admin-key").index("subtitles")
+    index.wait_for_task(index.add_documents([{"id": "probe"}]).task_uid)
+    assert fake.indexes["subtitles"]["settings"] == {}
+    del fake.indexes["subtitles"]
+    fake.requests.clear()
+
+    # When a writer starts
+    with pytest.raises(IndexNotReady) as refused, engine.writing():
+        engine.replace_videos({"vid1": [subtitle()]})  # pragma: no cover
+
+    # Then it is refused before anything is written, naming what sets the index up
+    assert "subsearch db upgrade" in str(refused.value)
+    assert "subsearch search reindex" in str(refused.value)
+    assert fake.calls() == [("GET", "/indexes/subtitles", None)]
+    assert "subtitles" not in fake.indexes
+
+
+def test_writing_releases_the_lock_when_it_refuses(url, fake):
+    # Given no index
+    lock = RecordingLock()
+    engine = MeilisearchEngine(url, "admin-key", lock=lock)
+
+    # When a writer is refused
+    with pytest.raises(IndexNotReady), engine.writing():
+        pass  # pragma: no cover
+
+    # Then the lock is free again
+    assert lock.events == ["taken", "released"]
+
+
+def test_writing_releases_the_lock_when_the_block_fails(url, fake, ready):
+    # Given a writer holding the lock
+    lock = RecordingLock()
+    engine = MeilisearchEngine(url, "admin-key", lock=lock)
+
+    # When its block fails
+    with pytest.raises(RuntimeError), engine.writing():
+        raise RuntimeError("database gone")
+
+    # Then the lock is released and the next writer takes it again
+    with engine.writing():
+        pass
+    assert lock.events == ["taken", "released", "taken", "released"]
+
+
+def test_without_a_lock_given_writers_of_one_process_take_turns(engine, fake, ready):
+    # Given one thread writing
+    inside, later = threading.Event(), []
+    release = threading.Event()
+
+    def first():
+        with engine.writing():
+            inside.set()
+            release.wait(5)
+            later.append("first done")
+
+    def second():
+        with engine.writing():
+            later.append("second in")
+
+    one = threading.Thread(target=first)
+    one.start()
+    assert inside.wait(5)
+
+    # When another thread starts writing
+    two = threading.Thread(target=second)
+    two.start()
+    two.join(0.2)
+
+    # Then it waits for the first to finish
+    assert later == []
+    release.set()
+    one.join(5)
+    two.join(5)
+    assert later == ["first done", "second in"]
+
+
 # -- writes ------------------------------------------------------------------------------
 
 
@@ -169,7 +331,7 @@ def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engi
     )
 
     assert fake.calls() == [
-        ("POST", "/indexes/subtitles/documents/delete", {"filter": 'videoId = "vid1"'}),
+        ("POST", "/indexes/subtitles/documents/delete", {"filter": 'videoId IN ["vid1"]'}),
         (
             "POST",
             "/indexes/subtitles/documents",
@@ -213,13 +375,131 @@ def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engi
 
 
 def test_a_failed_delete_task_raises_and_adds_nothing(engine, fake, ready):
-    fake.fail_next_task("Index `subtitles` not found.", code="index_not_found")
+    fake.fail_next_task("No space left on device.", code="no_space_left_on_device")
 
-    with pytest.raises(SearchError, match="Index `subtitles` not found"):
+    with pytest.raises(SearchError, match="No space left on device"):
         engine.replace_video_documents("vid1", [subtitle()])
 
     assert [path for _, path, _ in fake.calls()] == ["/indexes/subtitles/documents/delete"]
     assert fake.documents() == {}
+
+
+def test_replace_videos_deletes_them_in_one_task_then_adds_all_in_one(engine, fake, ready):
+    # Given three indexed videos
+    for vid in ("vid1", "vid2", "vid3"):
+        engine.replace_videos({vid: [subtitle(vid, 0), subtitle(vid, 1)]})
+    fake.requests.clear()
+
+    # When two are replaced and one goes, at once
+    engine.replace_videos(
+        {"vid1": [video("vid1"), subtitle("vid1", 0)], "vid2": [], "vid4": [subtitle("vid4")]}
+    )
+
+    # Then one task deletes all three by filter and one adds every new document
+    calls = fake.calls()
+    assert calls[0] == (
+        "POST",
+        "/indexes/subtitles/documents/delete",
+        {"filter": 'videoId IN ["vid1", "vid2", "vid4"]'},
+    )
+    assert calls[1][:2] == ("POST", "/indexes/subtitles/documents")
+    assert [doc["id"] for doc in calls[1][2]] == ["vid1-v", "vid1-s0000", "vid4-s0000"]
+    assert len(calls) == 2
+    assert len(fake.polled()) == 2
+    assert sorted(fake.documents()) == [
+        "vid1-s0000",
+        "vid1-v",
+        "vid3-s0000",
+        "vid3-s0001",
+        "vid4-s0000",
+    ]
+
+
+def test_replace_videos_that_all_go_adds_nothing(engine, fake, ready):
+    # Given an indexed video
+    engine.replace_videos({"vid1": [subtitle()]})
+    fake.requests.clear()
+
+    # When it and a video never indexed go
+    engine.replace_videos({"vid1": [], "vid2": []})
+
+    # Then only the delete is sent
+    assert fake.calls() == [
+        (
+            "POST",
+            "/indexes/subtitles/documents/delete",
+            {"filter": 'videoId IN ["vid1", "vid2"]'},
+        )
+    ]
+    assert fake.documents() == {}
+
+
+def test_replace_videos_of_no_video_sends_nothing(engine, fake, ready):
+    engine.replace_videos({})
+
+    assert fake.requests == []
+
+
+def test_replace_videos_bounds_each_delete_filter(engine, fake, ready, monkeypatch):
+    # Given deletes limited to two videos each
+    monkeypatch.setattr(meili, "DELETE_CHUNK", 2)
+
+    # When five videos are replaced
+    engine.replace_videos({f"vid{n}": [subtitle(f"vid{n}")] for n in range(5)})
+
+    # Then three deletes cover them, then one add holds every document
+    calls = fake.calls()
+    assert [body["filter"] for _, path, body in calls if path.endswith("/delete")] == [
+        'videoId IN ["vid0", "vid1"]',
+        'videoId IN ["vid2", "vid3"]',
+        'videoId IN ["vid4"]',
+    ]
+    assert [len(body) for _, path, body in calls if path.endswith("/documents")] == [5]
+    assert len(fake.documents()) == 5
+
+
+def test_replace_videos_quotes_each_id(engine, fake, ready):
+    # Given a video whose id holds a quote and a backslash
+    odd = 'vid"1\\'
+    fake.seed({"id": "a", "videoId": odd, "channelId": "c", "kind": "subtitle"})
+
+    # When it goes
+    engine.replace_videos({odd: [], "vid2": []})
+
+    # Then the filter quotes it and it is gone
+    assert fake.calls()[0][2] == {"filter": r'videoId IN ["vid\"1\\", "vid2"]'}
+    assert fake.documents() == {}
+
+
+def test_a_failed_add_task_raises(engine, fake, ready):
+    # Given a document Meilisearch refuses
+    refused = subtitle()
+    refused = Document(**{**refused.__dict__, "id": "not an id!"})
+
+    # When it is written, then the failed task is an error
+    with pytest.raises(SearchError, match="invalid_document_id"):
+        engine.replace_videos({"vid1": [refused]})
+
+
+def test_replace_on_a_missing_index_is_not_ready_and_creates_nothing(engine, fake):
+    # Given no index
+    # When a video is written without writing() looking first
+    with pytest.raises(IndexNotReady, match="subsearch db upgrade"):
+        engine.replace_videos({"vid1": [subtitle()]})
+
+    # Then the delete failed and no add created the index
+    assert [p for _, p, _ in fake.calls()] == ["/indexes/subtitles/documents/delete"]
+    assert "subtitles" not in fake.indexes
+
+
+def test_a_video_document_carries_its_fingerprint(engine, fake, ready):
+    # When a video document with a fingerprint and a subtitle without are written
+    engine.replace_videos({"vid1": [video(fingerprint="abc123"), subtitle()]})
+
+    # Then the video document stores it and the subtitle has no such field
+    docs = fake.documents()
+    assert docs["vid1-v"]["fingerprint"] == "abc123"
+    assert "fingerprint" not in docs["vid1-s0000"]
 
 
 def test_delete_quotes_an_id_holding_a_quote_and_a_backslash(engine, fake, ready):
@@ -563,6 +843,136 @@ def test_video_segments_are_every_subtitle_in_time_order(engine, fake, ready):
     assert segments == sorted(segments, key=lambda s: s.start)
 
 
+# -- inventory ---------------------------------------------------------------------------
+
+INVENTORY_FIELDS = [
+    "id",
+    "videoId",
+    "kind",
+    "videoTitle",
+    "channelTitle",
+    "title",
+    "subscriberCount",
+    "fingerprint",
+]
+
+
+def stored(video_id, n, **fields):
+    return {
+        "id": f"{video_id}-s{n:04d}",
+        "videoId": video_id,
+        "channelId": "c",
+        "kind": "subtitle",
+        "videoTitle": "T",
+        "channelTitle": "C",
+        "subscriberCount": 5,
+        "text": "long text not asked for",
+        **fields,
+    }
+
+
+def test_inventory_pages_through_every_document_asking_only_what_it_needs(engine, fake, ready):
+    # Given 2,500 documents
+    fake.seed(*(stored(f"v{n % 3}", n) for n in range(2500)))
+
+    # When the inventory is read
+    videos = list(engine.inventory())
+
+    # Then every page is asked without a filter, with only the fields compared
+    fetch = "/indexes/subtitles/documents/fetch"
+    assert fake.calls() == [
+        ("POST", fetch, {"fields": INVENTORY_FIELDS, "limit": 1000, "offset": offset})
+        for offset in (0, 1000, 2000)
+    ]
+    assert sorted((v.video_id, v.documents) for v in videos) == [
+        ("v0", 834),
+        ("v1", 833),
+        ("v2", 833),
+    ]
+
+
+def test_inventory_gives_each_video_its_fields_and_its_video_document_s(engine, fake, ready):
+    # Given a video with its video document and two subtitles
+    engine.replace_videos(
+        {"vid1": [video(fingerprint="f1"), subtitle(n=0), subtitle(n=1)], "vid2": [video("vid2")]}
+    )
+
+    # When the inventory is read
+    videos = {v.video_id: v for v in engine.inventory()}
+
+    # Then each video is listed once with what its documents carry
+    assert videos == {
+        "vid1": IndexedVideo(
+            video_id="vid1",
+            documents=3,
+            video_title="A video",
+            channel_title="A channel",
+            title="A video",
+            subscriber_count=100,
+            fingerprint="f1",
+        ),
+        "vid2": IndexedVideo(
+            video_id="vid2",
+            documents=1,
+            video_title="A video",
+            channel_title="A channel",
+            title="A video",
+            subscriber_count=100,
+            fingerprint=None,
+        ),
+    }
+
+
+def test_inventory_of_a_video_without_its_video_document_has_no_title(engine, fake, ready):
+    # Given a video whose video document is gone
+    fake.seed(stored("vid1", 0), stored("vid1", 1))
+
+    # When the inventory is read
+    [indexed] = engine.inventory()
+
+    # Then it has no title and no fingerprint
+    assert (indexed.documents, indexed.title, indexed.fingerprint) == (2, None, None)
+    assert (indexed.video_title, indexed.subscriber_count) == ("T", 5)
+
+
+def test_inventory_gives_no_value_where_a_video_s_documents_disagree(engine, fake, ready):
+    # Given a rename and a subscriber update that stopped half-way through a video
+    fake.seed(
+        stored("vid1", 0),
+        stored("vid1", 1, videoTitle="New", subscriberCount=6),
+        stored("vid1", 2, videoTitle="New"),
+    )
+
+    # When the inventory is read
+    [indexed] = engine.inventory()
+
+    # Then the fields its documents disagree on have no value, the others theirs, and its
+    # count matches none (stale, even where the database has no value either)
+    assert (indexed.video_title, indexed.subscriber_count) == (None, None)
+    assert (indexed.channel_title, indexed.documents) == ("C", -1)
+
+
+def test_inventory_leaves_out_documents_of_no_video(engine, fake, ready):
+    # Given a stub a partial update left (an id and the updated field only)
+    fake.seed(stored("vid1", 0), {"id": "stub", "subscriberCount": 7})
+
+    # When the inventory is read
+    videos = list(engine.inventory())
+
+    # Then only the real video is listed
+    assert [(v.video_id, v.documents) for v in videos] == [("vid1", 1)]
+
+
+def test_inventory_of_an_empty_index_is_empty(engine, fake, ready):
+    assert list(engine.inventory()) == []
+    assert len(fake.calls()) == 1
+
+
+def test_inventory_of_a_missing_index_is_not_ready(engine, fake):
+    with pytest.raises(IndexNotReady, match="subsearch search reindex"):
+        list(engine.inventory())
+
+
 def test_health_asks_without_a_key(engine, fake):
     assert engine.health() == {"status": "available"}
 
@@ -598,10 +1008,13 @@ def test_keys_without_a_master_key_ask_nothing(url, fake):
     [
         lambda e: e.apply_settings(),
         lambda e: e.replace_video_documents("vid1", [subtitle()]),
+        lambda e: e.replace_videos({"vid1": [subtitle()]}),
         lambda e: e.delete_video_documents("vid1"),
         lambda e: e.update_channel_documents("chan1", {"subscriber_count": 1}),
         lambda e: e.search(SearchQuery(q="hello", semantic=True)),
         lambda e: e.video_segments("vid1"),
+        lambda e: list(e.inventory()),
+        lambda e: e.writing().__enter__(),
         lambda e: e.health(),
         lambda e: e.keys(),
     ],
@@ -611,6 +1024,26 @@ def test_nothing_listening_is_search_unavailable(call):
 
     with pytest.raises(SearchUnavailable):
         call(engine)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e: e.search(SearchQuery(q="hello")),
+        lambda e: e.search(SearchQuery(q="hello", semantic=True)),
+        lambda e: e.search_videos(SearchQuery(q="hello")),
+        lambda e: e.video_segments("vid1"),
+        lambda e: e.update_channel_documents("chan1", {"subscriber_count": 1}),
+        lambda e: e.update_video_documents("vid1", {"title": "New"}),
+    ],
+)
+def test_a_missing_index_is_not_ready(engine, fake, call):
+    # Given no index (Meilisearch answers 404 index_not_found)
+    # When it is read, then the index is not ready, naming what sets it up
+    with pytest.raises(IndexNotReady, match="subsearch db upgrade"):
+        call(engine)
+
+    assert "subtitles" not in fake.indexes
 
 
 def test_a_wrong_key_is_an_error_not_unavailability(url, fake, ready):

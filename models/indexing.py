@@ -1,0 +1,141 @@
+"""The search index written from the database (issue 25): a video's documents are built
+from its row, its channel's and its stored subtitle track, inside the index's write lock
+(`engine.writing()`), so whichever writer comes last writes what the database says last.
+Ingestion, renames, deletions, the reindex and `search verify --repair` all write
+through here."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from models.search import Document, SearchEngine, get_engine, video_documents
+from models.search.segments import build_segments
+from models.subtitles import to_subtitles
+from models.tables import Channel, SubtitleTrack, Video
+
+log = logging.getLogger(__name__)
+
+# A video has search documents in these states: its title and description always, its
+# subtitles when `completed`. A `pending` video is not fetched yet; `deleted` is gone.
+INDEXED_STATUSES = ("completed", "unavailable", "failed")
+# Videos read and written per transaction of a reindex or a repair.
+BATCH = 200
+
+
+def is_indexed(video: Video) -> bool:
+    return video.subtitle_status in INDEXED_STATUSES
+
+
+def documents_for(video: Video, channel: Channel, track: SubtitleTrack | None) -> list[Document]:
+    """The documents the database gives for a video in INDEXED_STATUSES."""
+    segments = []
+    if video.subtitle_status == "completed" and track is not None:
+        subtitles = to_subtitles(track)
+        segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
+    return video_documents(video, channel, video.description or "", segments)
+
+
+def expected_documents(video_ids: Iterable[str]) -> dict[str, list[Document]]:
+    """For each id: the documents the database gives now, [] for a video that should have
+    none (pending, deleted, unknown)."""
+    wanted = list(dict.fromkeys(video_ids))
+    found: dict[str, list[Document]] = {video_id: [] for video_id in wanted}
+    for first in range(0, len(wanted), BATCH):
+        chunk = wanted[first : first + BATCH]
+        videos = list(
+            Video.select(Video, Channel)
+            .join(Channel)
+            .where(Video.id.in_(chunk) & Video.subtitle_status.in_(INDEXED_STATUSES))
+        )
+        tracks = {
+            t.video_id: t
+            for t in SubtitleTrack.select().where(
+                SubtitleTrack.video.in_([v.id for v in videos if v.subtitle_status == "completed"])
+            )
+        }
+        for video in videos:
+            found[video.id] = documents_for(video, video.channel, tracks.get(video.id))
+    return found
+
+
+def write_videos(video_ids: Iterable[str], engine: SearchEngine | None = None) -> int:
+    """Make the index hold what the database gives for these videos (none for a video
+    that should have none), reading the database inside the index's write lock; how many
+    documents were written."""
+    engine = engine or get_engine()
+    written = 0
+    ids = list(dict.fromkeys(video_ids))
+    for first in range(0, len(ids), BATCH):
+        with engine.writing():
+            replaced = expected_documents(ids[first : first + BATCH])
+            engine.replace_videos(replaced)
+        written += sum(len(documents) for documents in replaced.values())
+    return written
+
+
+def write_video(video_id: str) -> int:
+    return write_videos([video_id])
+
+
+def retitle_video(video_id: str) -> int:
+    """Put the video's current title (from the database) on its documents."""
+    engine = get_engine()
+    with engine.writing():
+        video = Video.get_or_none(Video.id == video_id)
+        if video is None:
+            return 0
+        return engine.update_video_documents(
+            video_id, {"video_title": video.title, "title": video.title}
+        )
+
+
+def refresh_channel_fields(channel_id: str) -> int:
+    """Put the channel's current title and subscriber count (from the database) on every
+    document of its videos."""
+    engine = get_engine()
+    with engine.writing():
+        channel = Channel.get_or_none(Channel.id == channel_id)
+        if channel is None:
+            return 0
+        return engine.update_channel_documents(
+            channel_id,
+            {"channel_title": channel.title, "subscriber_count": channel.subscriber_count},
+        )
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    videos: int
+    documents: int
+    seconds: float
+
+    @property
+    def videos_per_second(self) -> float:
+        return self.videos / self.seconds if self.seconds > 0 else float(self.videos)
+
+
+def indexed_video_ids(channel_id: str | None = None) -> Iterator[str]:
+    """Every video that should have documents (of one channel), in id order."""
+    query = Video.select(Video.id).where(Video.subtitle_status.in_(INDEXED_STATUSES))
+    if channel_id:
+        query = query.where(Video.channel == channel_id)
+    for video in query.order_by(Video.id).iterator():
+        yield video.id
+
+
+def rebuild(channel_id: str | None = None) -> Rebuilt:
+    """Rebuild every searchable video's documents (of one channel) from the database and
+    its stored cues, without the platform; a video the index holds that should have none
+    goes. A rerun writes the same documents."""
+    engine = get_engine()
+    started = time.monotonic()
+    ids = list(indexed_video_ids(channel_id))
+    documents = write_videos(ids, engine)
+    if channel_id is None:
+        wanted = set(ids)
+        extra = [v.video_id for v in engine.inventory() if v.video_id not in wanted]
+        write_videos(extra, engine)
+    return Rebuilt(len(ids), documents, time.monotonic() - started)
