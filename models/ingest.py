@@ -69,7 +69,9 @@ def _channel_fields(info: ChannelInfo) -> _ChannelFields:
 
 
 def _import_videos(channel_id: str, video_ids: list[str]) -> list[str]:
-    """Insert the videos we do not have yet as `pending`; returns their ids."""
+    """Insert the videos we do not have yet as `pending`; returns the ids this call
+    inserted (of two imports of one channel at once, each new video is one's alone, so
+    its subtitles are fetched once)."""
     known = (
         {v.id for v in Video.select(Video.id).where(Video.id.in_(video_ids))}
         if video_ids
@@ -96,10 +98,12 @@ def _import_videos(channel_id: str, video_ids: list[str]) -> list[str]:
         }
         for info in found
     ]
+    if not rows:
+        return []
     with write_transaction():
-        for row in rows:
-            Video.insert(row).on_conflict_ignore().execute()
-    return [info.id for info in found]
+        inserted = Video.insert_many(rows).on_conflict_ignore().returning(Video.id).execute()
+        new_ids = {row.id for row in inserted}
+    return [info.id for info in found if info.id in new_ids]
 
 
 def import_channel(id_or_handle: str) -> ChannelImport:

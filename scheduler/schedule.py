@@ -32,6 +32,10 @@ SCHEDULE = [
     Job("release-unpaid-ad-holds", "*/5 * * * *", "release_unpaid_ad_holds"),
     Job("refresh-due-channels", "5 * * * *", "refresh_due_channels"),
     Job("retry-failed-subtitles", "35 * * * *", "retry_failed_subtitles"),
+    # Videos fetched before subtitle tracks were kept, fetched once more a round at a time.
+    Job("backfill-subtitle-tracks", "50 * * * *", "backfill_subtitle_tracks"),
+    # The index compared with the database, and repaired (README, Search and ingestion).
+    Job("verify-search-index", "40 4 * * *", "verify_search_index"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
     # Only the local payment provider has checkouts of its own to expire.
     Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),

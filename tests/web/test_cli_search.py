@@ -177,3 +177,28 @@ def test_verify_reports_stale_and_extra_videos_and_repairs_them(fetched):
 def test_a_renamed_video_whose_documents_kept_the_old_title_is_stale(fetched):
     Video.update(title="新しい題名").where(Video.id == "cliSearch02").execute()
     assert "stale\tcliSearch02" in run("search", "verify").output
+
+
+def test_db_upgrade_lays_an_older_index_out_and_fills_it_from_stored_cues(fetched, tmp_path):
+    # Given the database's videos, an index file of an older layout, and no platform
+    path = tmp_path / "search.db"
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE documents (rowid INTEGER PRIMARY KEY, id TEXT)")
+    old.commit()
+    old.close()
+    fetched.quota_exceeded()
+    previous = get_settings()
+    use_settings(replace(previous, search_path=str(path)))
+    try:
+        # When the operator upgrades
+        result = run("db", "upgrade")
+        # Then the index is laid out and rebuilt from the stored subtitles
+        assert result.exit_code == 0, result.output
+        assert "search index laid out" in result.output
+        assert "rebuilt 2 video(s)" in result.output
+        assert found("二つ目") == {"cliSearch02"} and _phrase_found()
+        # and a second upgrade changes nothing
+        again = run("db", "upgrade")
+        assert "search index is up to date" in again.output
+    finally:
+        use_settings(previous)
