@@ -4,8 +4,9 @@ exist) and the request carries `Authorization: Bearer <METRICS_TOKEN>` (otherwis
 
 Every request is counted here by its route template (`/api/videos/<video_id>/unlock`,
 never the raw path: one series per route, not per video) and status class, and timed.
-What waits (the outbox, each queue's messages and dead letters) is measured at scrape
-time, so it is right even when no process has recorded anything since it started.
+What waits (the outbox, each queue's messages and dead letters) and the last check of
+the search index are measured at scrape time, so they are right even when no process has
+recorded anything since it started.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
-from models import outbox, redis_client
+from models import index_check, outbox, redis_client
+from models.clock import parse_iso
 from models.metrics import REQUEST_SECONDS, REQUESTS, exposition
 from models.settings import get_settings
 from scheduler.runner import last_sent_ticks
@@ -38,10 +40,10 @@ UNMATCHED = "<unmatched>"  # a 404 for no route at all: one series for all of th
 
 
 class WaitingWork(Collector):
-    """The outbox (waiting count, oldest age), the scheduler's last tick per job, and the
-    queues (ready, delayed and dead messages by queue), read when scraped. A part that
-    cannot be read is left out and counted in subsearch_scrape_errors, so the scrape
-    itself still answers."""
+    """The outbox (waiting count, oldest age), the last search index check (what it found
+    and when), the scheduler's last tick per job, and the queues (ready, delayed and dead
+    messages by queue), read when scraped. A part that cannot be read is left out and
+    counted in subsearch_scrape_errors, so the scrape itself still answers."""
 
     def __init__(self, broker: Callable[[], object] = get_broker):
         self.broker = broker
@@ -68,6 +70,37 @@ class WaitingWork(Collector):
                 "Age of the oldest unprocessed outbox entry; 0 when none waits.",
                 value=waiting.oldest_seconds or 0.0,
             )
+        try:
+            check = index_check.last_check()
+            finished = parse_iso(check.finished_at).timestamp() if check else 0.0
+        except (PeeweeException, ValueError):
+            log.warning("metrics: the last index check could not be read", exc_info=True)
+            errors.add_metric(["index_check"], 1)
+        else:
+            # No check yet: left out (not 0, which would read as a clean index), and the
+            # alert SearchIndexCheckMissing fires on their absence.
+            if check is not None:
+                found = GaugeMetricFamily(
+                    "subsearch_index_check_videos",
+                    "Videos the last search index check found wrong, by state: missing "
+                    "(searchable, not in the index), extra (in the index only), stale "
+                    "(indexed with other documents).",
+                    labels=["state"],
+                )
+                found.add_metric(["missing"], check.missing)
+                found.add_metric(["extra"], check.extra)
+                found.add_metric(["stale"], check.stale)
+                yield found
+                yield GaugeMetricFamily(
+                    "subsearch_index_check_searchable_videos",
+                    "Videos the database held as searchable at the last search index check.",
+                    value=check.videos,
+                )
+                yield GaugeMetricFamily(
+                    "subsearch_index_check_last_run_timestamp_seconds",
+                    "When the last search index check finished (Unix time).",
+                    value=finished,
+                )
         try:
             ticks = last_sent_ticks(redis_client.get_redis())
         except redis.RedisError:

@@ -21,9 +21,7 @@ CH = "UCtrackstrackstracks0001"
 def files(platform_files):
     platform_files.channel(CH, ["trackVideo1", "trackVideo2"])
     platform_files.video("trackVideo1", CH, manual("一行目です", "二行目です"))
-    platform_files.video(
-        "trackVideo2", CH, auto("今日は", "今日は\n大阪に", "大阪に\n来ています")
-    )
+    platform_files.video("trackVideo2", CH, auto("今日は", "今日は\n大阪に", "大阪に\n来ています"))
     ingest.import_channel(CH)
     return platform_files
 

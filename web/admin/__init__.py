@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, render_template
 
+from models import index_check
 from models.ads import SLOT_IDS, admin, reports
 from models.errors import ValidationError
 from web.api.operation import parse_query
-from web.api.schemas import ads
+from web.api.schemas import ads, system
 from web.auth import require_admin_page
 from web.charts import daily_lines, monthly_revenue
 from workers import deadletters
@@ -23,7 +24,12 @@ def index() -> str:
     broker = get_broker()  # set up by create_app, with every actor and queue
 
     queues = deadletters.status(broker) if hasattr(broker, "client") else []
-    return render_template("admin/index.html", queues=queues)
+    check = index_check.last_check()
+    return render_template(
+        "admin/index.html",
+        queues=queues,
+        index_check=system.IndexCheck.of(check).as_json() if check else None,
+    )
 
 
 @bp.get("/ads", endpoint="ads")

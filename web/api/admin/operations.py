@@ -1,4 +1,5 @@
-"""What operators watch: the queues, their dead letters, the outbox, webhook counters."""
+"""What operators watch: the queues, their dead letters, the outbox, the last search
+index check, webhook counters."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dramatiq import Broker
 from flask import jsonify
 from werkzeug.wrappers import Response as HttpResponse
 
-from models import outbox
+from models import index_check, outbox
 from models.metrics import counter_values
 from web.api.admin import bp
 from web.api.operation import ADMIN, operation
@@ -25,13 +26,16 @@ def _redis_broker() -> Broker | None:
 @bp.get("/queue")
 @operation(auth=ADMIN, responses={200: system.QueueStatus})
 def queue_status() -> HttpResponse:
-    """The queues, their dead letters and the outbox, as `subsearch queue status` shows."""
+    """The queues, their dead letters and the outbox, as `subsearch queue status` shows,
+    and the last search index check (`subsearch search verify`)."""
     broker = _redis_broker()
     rows = deadletters.status(broker) if broker else []
     waiting = outbox.waiting()
+    check = index_check.last_check()
     return jsonify(
         queues=[asdict(row) for row in rows],
         outbox={"waiting": waiting.count, "oldestSeconds": waiting.oldest_seconds},
+        indexCheck=system.IndexCheck.of(check).as_json() if check else None,
     )
 
 
