@@ -143,13 +143,15 @@ def _complete_channel_if_done(channel_id: str) -> None:
     ).execute()
 
 
-def mark_deleted(video: Video) -> None:
+def mark_deleted(video: Video) -> bool:
     """The video is gone from the platform: `deleted`, then out of the index (written from
-    the row, so a fetch racing it cannot bring its documents back)."""
+    the row, so a fetch racing it cannot bring its documents back). False when the index
+    refused: a fetch has it written again through the queue, and the daily check removes
+    whatever is left."""
     Video.update(subtitle_status="deleted", next_fetch_at=None, updated_at=now_iso()).where(
         Video.id == video.id
     ).execute()
-    write_video(video.id)
+    return _write_index(video.id)
 
 
 def mark_channel_deleted(channel_id: str) -> int:
@@ -238,16 +240,14 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         log.warning("video %s: %s", video_id, error)
         return Indexed(_record_failure(video), 0)
     if info is None or info.deleted:
-        mark_deleted(video)
-        return Indexed("deleted", 0)
+        return Indexed("deleted", 0, mark_deleted(video))
     video, channel = _apply_changes(video, channel, info)
     subtitles: Subtitles | None = None
     segments = 0
     try:
         subtitles = platform.get_subtitles(video_id)
     except NotFoundOnPlatform:
-        mark_deleted(video)
-        return Indexed("deleted", 0)
+        return Indexed("deleted", 0, mark_deleted(video))
     except QuotaExceeded:
         raise
     except PlatformError as error:  # a failed or blocked fetch, a network error
