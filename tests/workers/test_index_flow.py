@@ -117,3 +117,8 @@ def test_every_video_of_a_concurrent_import_is_found_by_its_own_word(
     wait_for(lambda: not lost(), timeout=15)
     missing = lost()
     assert missing == [], f"{len(missing)} of {len(words)} videos not found by their own word"
+
+    # and the index agrees with the database, video by video
+    verified = cli(env, "search", "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert f"{len(words)} searchable video(s): 0 missing, 0 extra, 0 stale" in verified.stdout
