@@ -66,7 +66,7 @@ def compare(engine: SearchEngine) -> CheckResult:
     missing: list[str] = []
     stale: list[str] = []
     videos = 0
-    ids = list(indexing.indexed_video_ids())
+    ids = indexing.indexed_video_ids()
     for first in range(0, len(ids), indexing.BATCH):
         expected = indexing.expected_documents(ids[first : first + indexing.BATCH])
         for video_id, documents in expected.items():

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from peewee import Select
 
 from models.search import Document, SearchEngine, get_engine, video_documents
 from models.search.segments import build_segments
@@ -117,13 +119,19 @@ class Rebuilt:
         return self.videos / self.seconds if self.seconds > 0 else float(self.videos)
 
 
-def indexed_video_ids(channel_id: str | None = None) -> Iterator[str]:
-    """Every video that should have documents (of one channel), in id order."""
+def _indexed_query(channel_id: str | None = None) -> Select:
     query = Video.select(Video.id).where(Video.subtitle_status.in_(INDEXED_STATUSES))
-    if channel_id:
-        query = query.where(Video.channel == channel_id)
-    for video in query.order_by(Video.id).iterator():
-        yield video.id
+    return query.where(Video.channel == channel_id) if channel_id else query
+
+
+def indexed_video_ids(channel_id: str | None = None) -> list[str]:
+    """Every video that should have documents (of one channel), in id order; read whole,
+    so the caller's writes never run under an open read."""
+    return [video.id for video in _indexed_query(channel_id).order_by(Video.id)]
+
+
+def has_indexed_videos() -> bool:
+    return bool(_indexed_query().exists())
 
 
 def rebuild(channel_id: str | None = None) -> Rebuilt:
@@ -132,7 +140,7 @@ def rebuild(channel_id: str | None = None) -> Rebuilt:
     goes. A rerun writes the same documents."""
     engine = get_engine()
     started = time.monotonic()
-    ids = list(indexed_video_ids(channel_id))
+    ids = indexed_video_ids(channel_id)
     documents = write_videos(ids, engine)
     if channel_id is None:
         wanted = set(ids)

@@ -208,20 +208,25 @@ def redrive(now: datetime | None = None, broker: dramatiq.Broker | None = None) 
     now = now or utcnow()
     cutoff = iso(now - REDRIVE_AFTER)
     events = messages = 0
-    for event in (
+    # Each batch is read whole before anything is written: on SQLite a write made while
+    # this connection's read is still open cannot take the write lock once another
+    # connection has committed since the read began ("database is locked", at once).
+    waiting_events = list(
         PaymentEvent.select()
         .where(_waiting_events() & (PaymentEvent.created_at <= cutoff))
         .order_by(PaymentEvent.created_at)
         .limit(REDRIVE_BATCH)
-    ):
+    )
+    for event in waiting_events:
         if _due(event, now) and send_event(event.endpoint, event.id, broker):
             events += 1
-    for message in (
+    waiting_messages = list(
         OutboxMessage.select()
         .where(OutboxMessage.processed_at.is_null() & (OutboxMessage.created_at <= cutoff))
         .order_by(OutboxMessage.created_at)
         .limit(REDRIVE_BATCH)
-    ):
+    )
+    for message in waiting_messages:
         if _due(message, now) and _send_message(message, broker):
             messages += 1
     if events or messages:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from models.clock import now_iso
 from models.credits import grant_bonus_credits
-from models.db import write_transaction
+from models.db import is_postgres, write_transaction
 from models.errors import DomainError, NotFound
 from models.tables import Subscription, User
 
@@ -33,6 +33,12 @@ class AlreadyReferred(DomainError):
     message = "A referral code has already been applied to your account."
 
 
+class MutualReferral(DomainError):
+    code = "mutual_referral"
+    status = 409
+    message = "This member was referred by you; two members cannot refer each other."
+
+
 class AlreadySubscribed(DomainError):
     code = "already_subscribed"
     status = 409
@@ -54,8 +60,9 @@ def referral_summary(user: User) -> ReferralSummary:
 def claim_referral(user_id: str, code: str) -> str:
     """Set the caller's referred_by to the code's owner; returns the owner's id.
 
-    The write is one conditional UPDATE: it never overwrites a referrer and never
-    points a user at themselves, whatever runs at the same time.
+    The write is one conditional UPDATE inside a transaction holding both members' rows:
+    it never overwrites a referrer, never points a user at themselves, and of two members
+    claiming each other's code at once only one succeeds (a referral is never mutual).
     """
     owner = User.get_or_none(User.referral_code == code)
     if owner is None:
@@ -74,14 +81,33 @@ def claim_referral(user_id: str, code: str) -> str:
     )
     if subscribed:
         raise AlreadySubscribed()
-    changed = (
-        User.update(referred_by=owner.id)
-        .where((User.id == user_id) & User.referred_by.is_null() & (User.id != owner.id))
-        .execute()
-    )
+    with write_transaction():
+        _lock_users(user_id, owner.id)
+        if _referred_by(owner.id) == user_id:
+            raise MutualReferral()
+        changed = (
+            User.update(referred_by=owner.id)
+            .where((User.id == user_id) & User.referred_by.is_null() & (User.id != owner.id))
+            .execute()
+        )
     if changed != 1:
         raise AlreadyReferred()
     return owner.id
+
+
+def _lock_users(*user_ids: str) -> None:
+    """Hold the members' rows for the transaction, in id order so two claims never wait
+    for each other in a circle (PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the
+    only write lock)."""
+    if is_postgres():
+        list(
+            User.select(User.id).where(User.id.in_(sorted(user_ids))).order_by(User.id).for_update()
+        )
+
+
+def _referred_by(user_id: str) -> str | None:
+    found: str | None = User.select(User.referred_by).where(User.id == user_id).scalar()
+    return found
 
 
 def pay_referral_reward(user_id: str) -> bool:

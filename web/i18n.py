@@ -257,6 +257,9 @@ ERROR_CODES = {
     "unknown_code": lazy_gettext("No user has this referral code."),
     "own_code": lazy_gettext("You cannot use your own referral code."),
     "already_referred": lazy_gettext("A referral code has already been applied to your account."),
+    "mutual_referral": lazy_gettext(
+        "This member was referred by you; two members cannot refer each other."
+    ),
     "already_subscribed": lazy_gettext(
         "Referral codes can only be used before subscribing to a paid plan."
     ),

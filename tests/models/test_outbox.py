@@ -3,6 +3,7 @@ are queued, marked processed when their actor returns, sent again while they are
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 
@@ -18,6 +19,7 @@ from models.tables import AdReservation, OutboxMessage, User
 from scheduler.runner import tick_once
 from scheduler.schedule import SCHEDULE, Job
 from tasks.payments import send_local_events
+from tests.concurrency import at_once
 from tests.factories import make_reservation, make_user
 from tests.fixtures import drain, take_messages
 from web.cli import main
@@ -187,3 +189,25 @@ def test_a_message_a_worker_is_still_retrying_is_not_sent_again(stub_broker, mon
     assert outbox.redrive(now=written + timedelta(minutes=4)).messages == 0
     assert outbox.redrive(now=written + timedelta(minutes=5, seconds=1)).messages == 1
     assert OutboxMessage.get_by_id(message_id).send_count == 2
+
+
+def test_the_redrive_sends_every_due_message_while_others_write(stub_broker, monkeypatch):
+    # Given three messages waiting past the redrive delay
+    with write_transaction():
+        ids = [outbox.add("batch-monthly-reset", None, False) for _ in range(3)]
+    take_messages(stub_broker, "batch")
+    real_due = outbox._due
+
+    def due_while_another_process_writes(row, now):
+        # Another connection commits a write between the redrive's read and its writes,
+        # as the web front and the workers do all the time.
+        worker = threading.Thread(target=lambda: at_once(lambda _: make_user(), [0]))
+        worker.start()
+        worker.join()
+        return real_due(row, now)
+
+    monkeypatch.setattr(outbox, "_due", due_while_another_process_writes)
+    # When the redrive runs, then it sends all three (no "database is locked" from a
+    # write made while its own read was still open)
+    assert outbox.redrive(now=later(3)).messages == 3
+    assert {OutboxMessage.get_by_id(i).send_count for i in ids} == {1}

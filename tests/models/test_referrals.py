@@ -8,6 +8,7 @@ from models.clock import now_iso
 from models.referrals import (
     AlreadyReferred,
     AlreadySubscribed,
+    MutualReferral,
     OwnCode,
     UnknownCode,
     claim_referral,
@@ -71,6 +72,28 @@ def test_concurrent_claims_set_one_referrer():
     assert all(isinstance(o, (str, AlreadyReferred)) for o in outcomes)
     assert len(won) == 1
     assert User.get_by_id(user.id).referred_by_id == won[0]
+
+
+def test_a_referral_cannot_be_mutual():
+    a, b = make_user(), make_user()
+    claim_referral(a.id, b.referral_code)
+    with pytest.raises(MutualReferral):
+        claim_referral(b.id, a.referral_code)
+    assert User.get_by_id(b.id).referred_by_id is None
+
+
+@pytest.mark.parametrize("round_", range(5))
+def test_two_members_claiming_each_others_code_at_once_make_one_referral(round_):
+    # Given two members who each hold the other's code
+    a, b = make_user(), make_user()
+    # When both claim at the same moment
+    outcomes = at_once(
+        lambda pair: claim_referral(pair[0].id, pair[1].referral_code), [(a, b), (b, a)]
+    )
+    # Then one referral is made and the other is refused as mutual
+    assert sorted(type(o).__name__ for o in outcomes) == ["MutualReferral", "str"]
+    referred = [u for u in (a, b) if User.get_by_id(u.id).referred_by_id is not None]
+    assert len(referred) == 1
 
 
 def test_the_reward_pays_both_sides_once():

@@ -67,9 +67,8 @@ def set_up_index() -> None:
         return
     click.echo("search index laid out")
     with database.connection_context():
-        if next(indexing.indexed_video_ids(), None) is None:
-            return
-        _rebuild(None)
+        if indexing.has_indexed_videos():
+            _rebuild(None)
 
 
 def _rebuild(channel_id: str | None) -> None:
@@ -113,7 +112,7 @@ def search_reindex(channel_id: str | None, now: bool, refetch: bool) -> None:
         elif now:
             _rebuild(channel_id)
         else:
-            ids = list(indexing.indexed_video_ids(channel_id))
+            ids = indexing.indexed_video_ids(channel_id)
             for first in range(0, len(ids), indexing.BATCH):
                 index_videos.send(ids[first : first + indexing.BATCH])
             click.echo(f"enqueued {len(ids)} video(s) for indexing from stored subtitles")
