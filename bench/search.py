@@ -2,8 +2,9 @@
 
 Builds indexes of 200k and 1M synthetic subtitle segments (70 % Japanese, 30 %
 English, 200 channels, 50 segments and one title/description document a video) in a
-temporary folder, then times queries of seven classes, flat hits beside results grouped
-by video, and prints p50 and p95 per class. Targets (README, Search and ingestion):
+temporary folder, then times queries of eleven classes (the last four the costliest
+shapes the bounds accept), flat hits beside results grouped by video, and prints p50
+and p95 per class. Targets (README, Search and ingestion):
 p95 at most 15 ms at 200k segments and 50 ms at 1M for every class, flat and grouped
 alike, the index built at 25,000 segments/s or more, and a process that opened the 1M
 index (a fresh one, so the build's memory does not count) under 300 MB RSS.
@@ -26,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.search.base import Document, SearchQuery
+from models.search.base import DEFAULT_TIME_BUDGET_MS, Document, SearchQuery
 from models.search.embedded import EmbeddedEngine
 
 P95_TARGETS_MS = {200_000: 15.0, 1_000_000: 50.0}
@@ -362,6 +363,28 @@ def query_classes(rng: random.Random, channels: list[str], count: int) -> dict[s
             SearchQuery(q=rng.choice(two + EN_WORDS), channels=tuple(rng.sample(channels, 5)))
             for _ in range(count)
         ],
+        # The costly shapes a query may still take (models/search/bounds.py): a lone CJK
+        # character is a scan (a rare one finds nothing), two of them the most a query
+        # holds, ten words the most terms, and the deepest page of a very common word.
+        **expensive_classes(rng, count),
+    }
+
+
+def expensive_classes(rng: random.Random, count: int) -> dict[str, list]:
+    ones = [w for w in JA_WORDS if len(w) == 1] + ["鬱", "は", "が"]
+    return {
+        "lone-cjk-char": [SearchQuery(q=rng.choice(ones)) for _ in range(count)],
+        "two-cjk-chars": [
+            SearchQuery(q=" ".join(rng.sample(ones, 2)), sort=rng.choice(SORTS))
+            for _ in range(count)
+        ],
+        "ten-words": [
+            SearchQuery(q=" ".join(rng.sample(JA_WORDS + EN_WORDS, 10))) for _ in range(count)
+        ],
+        "deepest-page": [
+            SearchQuery(q=rng.choice(["です", "the", "は"]), page=10, per_page=100)
+            for _ in range(count)
+        ],
     }
 
 
@@ -391,7 +414,8 @@ def run(size: int, queries: int, path: Path) -> float:
     """Build and time one size; returns the worst grouped p95."""
     rng = random.Random(size)
     channels = [f"UC{n:022d}" for n in range(200)]
-    engine = EmbeddedEngine(str(path))
+    # No budget here: the benchmark measures what each shape costs.
+    engine = EmbeddedEngine(str(path), time_budget_ms=600_000)
     engine.apply_settings()
     seconds, cpu = build(engine, size, rng, channels)
     rate = size / seconds
@@ -407,11 +431,20 @@ def run(size: int, queries: int, path: Path) -> float:
         f"{'grouped p50':>11} {'p95':>6} {'videos':>7}   target (both)"
     )
     worst = {"flat": 0.0, "grouped": 0.0}
+    expensive = set(expensive_classes(rng, 0))
     for name, batch in query_classes(rng, channels, queries).items():
         flat = timed(lambda q: engine.search(q).total_hits, batch)
         grouped = timed(lambda q: engine.search_videos(q).total_videos, batch)
-        worst = {"flat": max(worst["flat"], flat[1]), "grouped": max(worst["grouped"], grouped[1])}
-        judged = f"{verdict(max(flat[1], grouped[1]) <= target)} {target:.0f} ms" if target else ""
+        p95 = max(flat[1], grouped[1])
+        if name in expensive:
+            # Held to the time budget, not to the p95 target of ordinary searches.
+            judged = f"{verdict(p95 <= DEFAULT_TIME_BUDGET_MS)} {DEFAULT_TIME_BUDGET_MS} ms budget"
+        else:
+            worst = {
+                "flat": max(worst["flat"], flat[1]),
+                "grouped": max(worst["grouped"], grouped[1]),
+            }
+            judged = f"{verdict(p95 <= target)} {target:.0f} ms" if target else ""
         print(
             f"{name:<17} {flat[0]:8.1f} {flat[1]:6.1f} {flat[2]:8,}   "
             f"{grouped[0]:11.1f} {grouped[1]:6.1f} {grouped[2]:7,}   {judged}"

@@ -20,6 +20,7 @@ from models.search.base import (
     Hit,
     IndexedVideo,
     IndexNotReady,
+    SearchBusy,
     SearchEngine,
     SearchError,
     SearchQuery,
@@ -45,6 +46,7 @@ __all__ = [
     "Hit",
     "IndexNotReady",
     "IndexedVideo",
+    "SearchBusy",
     "SearchEngine",
     "SearchError",
     "SearchQuery",
@@ -57,7 +59,7 @@ __all__ = [
     "video_documents",
 ]
 
-_cache: dict[tuple[str, str | None, str], SearchEngine] = {}
+_cache: dict[tuple[str, str | None, str, int], SearchEngine] = {}
 
 
 # The Meilisearch engine's write lock, shared by every process of the deployment (the
@@ -81,13 +83,19 @@ def build_engine(settings: Settings) -> SearchEngine:
             settings.search_api_key,
             settings.search_master_key,
             lock=redis_write_lock,
+            time_budget_ms=settings.search_time_budget_ms,
         )
-    return EmbeddedEngine(settings.search_path)
+    return EmbeddedEngine(settings.search_path, time_budget_ms=settings.search_time_budget_ms)
 
 
 def get_engine() -> SearchEngine:
     settings = get_settings()
-    key = (settings.search_backend, settings.search_host, settings.search_path)
+    key = (
+        settings.search_backend,
+        settings.search_host,
+        settings.search_path,
+        settings.search_time_budget_ms,
+    )
     if key not in _cache:
         _cache[key] = build_engine(settings)
     return _cache[key]

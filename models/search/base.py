@@ -20,6 +20,10 @@ DEFAULT_SEMANTIC_RATIO = 0.5
 # a video shows (README, API).
 TOTAL_VIDEOS_CAP = 1000
 MOMENTS_PER_VIDEO = 3
+# What one search may cost (README, Search and ingestion): the time an engine may spend
+# on it (SEARCH_TIME_BUDGET_MS), and how long a client is asked to wait past it.
+DEFAULT_TIME_BUDGET_MS = 1000
+BUSY_RETRY_AFTER = 5
 
 
 class SearchError(Exception):
@@ -28,6 +32,15 @@ class SearchError(Exception):
 
 class SearchUnavailable(SearchError):
     """The engine did not answer."""
+
+
+class SearchBusy(SearchError):
+    """The search ran past its time budget and was stopped: the engine is fine, this
+    search (or the load around it) is too costly right now."""
+
+    def __init__(self, message: str, retry_after: int = BUSY_RETRY_AFTER) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class IndexNotReady(SearchUnavailable):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from meilisearch.index import Index
 from meilisearch.models.task import TaskInfo
 
 from models.search.base import (
+    DEFAULT_TIME_BUDGET_MS,
     INDEX_NAME,
     MOMENTS_PER_VIDEO,
     TOTAL_VIDEOS_CAP,
@@ -39,6 +41,7 @@ from models.search.base import (
     Hit,
     IndexedVideo,
     IndexNotReady,
+    SearchBusy,
     SearchError,
     SearchQuery,
     SearchResults,
@@ -151,11 +154,14 @@ class MeilisearchEngine:
         *,
         timeout: int = 10,
         task_timeout_ms: int = 30_000,
+        time_budget_ms: int = DEFAULT_TIME_BUDGET_MS,
         lock: Callable[[], AbstractContextManager[object]] | None = None,
     ):
         # The client joins paths with "/", so a trailing slash would double it.
         self._host = host.rstrip("/")
+        self._api_key = api_key
         self._master_key = master_key
+        self.time_budget_ms = time_budget_ms
         self._timeout = timeout
         self._task_timeout_ms = task_timeout_ms
         self._client = meilisearch.Client(self._host, api_key, timeout=timeout)
@@ -377,18 +383,40 @@ class MeilisearchEngine:
 
     def search(self, query: SearchQuery) -> SearchResults:
         params = search_params(query)
-        with _engine_errors("searching"):
-            response, semantic_applied = self._search(query, params)
+        with _engine_errors("searching"), self._budget() as client:
+            response, semantic_applied = self._search(client(), query, params)
         targets = query.targets or tuple(TARGET_FIELDS)
         hits = [hit for raw in response["hits"] if (hit := build_hit(raw, targets))]
         return SearchResults(
             total_hits=response.get("totalHits", 0), hits=hits, semantic_applied=semantic_applied
         )
 
-    def _search(self, query: SearchQuery, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    @contextmanager
+    def _budget(self) -> Iterator[Callable[[], meilisearch.Client]]:
+        """The search's time budget over all its calls: each call gets a client whose
+        timeout is what is left of it, and a call that runs out of it is SearchBusy (the
+        server did answer before: it is slow for this search, not gone)."""
+        deadline = time.monotonic() + self.time_budget_ms / 1000
+
+        def client() -> meilisearch.Client:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SearchBusy(f"searching: past its {self.time_budget_ms} ms")
+            # The client hands its timeout to requests as is, which takes fractions of a
+            # second; its annotation says whole seconds only.
+            return meilisearch.Client(self._host, self._api_key, timeout=left)  # type: ignore[arg-type]
+
+        try:
+            yield client
+        except (MeilisearchTimeoutError, requests.Timeout) as error:
+            raise SearchBusy(f"searching: past its {self.time_budget_ms} ms: {error}") from error
+
+    def _search(
+        self, client: meilisearch.Client, query: SearchQuery, params: dict[str, Any]
+    ) -> tuple[dict[str, Any], bool]:
         """The search answer, and whether it was hybrid (a keyword search when the server
         has no semantic search)."""
-        index = self._index()
+        index = client.index(INDEX_NAME)
         if query.semantic:
             try:
                 return index.search(
@@ -406,11 +434,11 @@ class MeilisearchEngine:
         them, its best subtitle segments and its video document."""
         targets = query.targets or tuple(TARGET_FIELDS)
         params = {**search_params(query), "distinct": "videoId", "showRankingScore": True}
-        with _engine_errors("searching"):
-            response, semantic_applied = self._search(query, params)
+        with _engine_errors("searching"), self._budget() as client:
+            response, semantic_applied = self._search(client(), query, params)
             best = [raw for raw in response["hits"] if raw.get("kind") in TARGET_KINDS.values()]
             queries = video_queries(query, [raw["videoId"] for raw in best], semantic_applied)
-            found = self._client.multi_search(queries)["results"] if queries else []
+            found = client().multi_search(queries)["results"] if queries else []
         videos = []
         for n, raw in enumerate(best):
             subtitles, meta = found[2 * n]["hits"], found[2 * n + 1]["hits"]

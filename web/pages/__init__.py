@@ -43,7 +43,7 @@ from models.errors import ValidationError
 from models.home import home
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
-from models.search import SearchQuery
+from models.search import SearchQuery, bounds
 from models.search.base import Segment
 from models.search.text import highlight
 from models.search.text import parse_query as parse_terms
@@ -69,6 +69,27 @@ def index() -> str:
 LIST_PARAMS = ("channels", "target")
 
 
+def _search_refusal(error: ValidationError) -> str:
+    """Why a search was refused, in the reader's language: a bound of its cost
+    (models/search/bounds.py), or the API's own words for anything else."""
+    problems = set((error.fields or {}).values())
+    if bounds.TOO_DEEP in problems:
+        return _(
+            "Results can be read up to the %(n)sth. Narrow the search with more words or"
+            " channels instead of going further.",
+            n=bounds.MAX_DEPTH,
+        )
+    if bounds.TOO_MANY_TERMS in problems:
+        return _("Search with at most %(n)s words.", n=bounds.MAX_TERMS)
+    if bounds.TOO_MANY_SCAN_TERMS in problems:
+        return _(
+            "Search with at most %(n)s words of a single kanji or kana;"
+            " words of two characters or more are found faster.",
+            n=bounds.MAX_SCAN_TERMS,
+        )
+    return error.message
+
+
 @bp.get("/search")
 def search() -> str | tuple[str, int] | HttpResponse:
     """Results by video (the API's `groupBy=video`): one card per video with its best
@@ -83,7 +104,7 @@ def search() -> str | tuple[str, int] | HttpResponse:
     try:
         query = parse_query(SearchParams, known_only=True).search_query()
     except ValidationError as error:
-        return render_template("error.html", status=400, message=error.message), 400
+        return render_template("error.html", status=400, message=_search_refusal(error)), 400
     user_id = current_user.id if current_user.is_authenticated else None
     results = library.search_videos(user_id, query)
 

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from models.search.base import (
+    DEFAULT_TIME_BUDGET_MS,
     Document,
     IndexedVideo,
     IndexNotReady,
+    SearchBusy,
     SearchError,
     SearchQuery,
     SearchResults,
@@ -27,13 +30,18 @@ from models.search.segments import transcript
 T = TypeVar("T")
 # Pages of write-ahead log between automatic checkpoints (40 MB at 4 KiB a page).
 WAL_PAGES = 10_000
+# Virtual machine steps between two looks at a search's clock: about a millisecond of
+# work, so a search stops within a few ms of its budget and the look itself (which takes
+# the GIL) costs nothing measurable.
+BUDGET_STEPS = 20_000
 
 
 class EmbeddedEngine:
     name = "embedded"
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, time_budget_ms: int = DEFAULT_TIME_BUDGET_MS) -> None:
         self.path = path
+        self.time_budget_ms = time_budget_ms
         self._local = threading.local()
 
     # -- connection ---------------------------------------------------------------
@@ -115,20 +123,43 @@ class EmbeddedEngine:
             except sqlite3.Error as error:
                 raise SearchError(f"embedded index: {error}") from error
 
-    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def _read(self, work: Callable[[sqlite3.Connection], T], *, budgeted: bool = False) -> T:
         """Read in one snapshot of a file laid out for this version (inside `writing`,
-        its transaction)."""
+        its transaction). A `budgeted` read (a search) is interrupted by SQLite once it
+        runs past the time budget: SearchBusy."""
         conn = self._db()
         if self._local.depth:
-            return work(conn)
+            with self._budget(conn, budgeted):
+                return work(conn)
         try:
             conn.execute("BEGIN")
             layout.check_layout(conn)
-            return work(conn)
+            with self._budget(conn, budgeted):
+                return work(conn)
         except sqlite3.Error as error:
             raise SearchError(f"embedded search: {error}") from error
         finally:
             self._rollback(conn)  # a read transaction: nothing to keep
+
+    @contextmanager
+    def _budget(self, conn: sqlite3.Connection, budgeted: bool) -> Iterator[None]:
+        """Past the budget, SQLite's progress handler interrupts the statement running
+        (and any later one): the worker is free again within milliseconds, whatever the
+        query's shape."""
+        if not budgeted:
+            yield
+            return
+        budget = self.time_budget_ms / 1000
+        deadline = time.monotonic() + budget
+        conn.set_progress_handler(lambda: time.monotonic() > deadline, BUDGET_STEPS)
+        try:
+            yield
+        except sqlite3.OperationalError as error:
+            if time.monotonic() > deadline and "interrupt" in str(error):
+                raise SearchBusy(f"embedded search: past its {self.time_budget_ms} ms") from error
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
 
     # -- writes ---------------------------------------------------------------------
 
@@ -182,10 +213,10 @@ class EmbeddedEngine:
     # -- reads ----------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchResults:
-        return self._read(lambda conn: hits.search_hits(conn, query))
+        return self._read(lambda conn: hits.search_hits(conn, query), budgeted=True)
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
-        return self._read(lambda conn: videos.search_videos(conn, query))
+        return self._read(lambda conn: videos.search_videos(conn, query), budgeted=True)
 
     # -- the rest -----------------------------------------------------------------------
 

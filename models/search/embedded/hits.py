@@ -61,16 +61,21 @@ def _scanned(
     query: SearchQuery,
     page: Page,
 ) -> tuple[int, list[int]]:
-    """Matches through a scan (scan.py): no score, relevance is the newest first."""
+    """Matches through a scan (scan.py): no score, relevance is the newest first. One
+    scan finds the page and the count (a second one only for a page past the last)."""
     matching, params = scan_rowids(terms, columns, query.channels)
-    total: int = conn.execute(f"SELECT count(*) FROM ({matching})", params).fetchone()[0]
     order = VIDEO_ORDER.get(query.sort, VIDEO_ORDER["newest"])
     found = conn.execute(
-        f"SELECT m.rowid FROM ({matching}) AS m JOIN videos v"
+        f"SELECT m.rowid, count(*) OVER () AS total FROM ({matching}) AS m JOIN videos v"
         f" ON v.key = m.rowid >> {VIDEO_SHIFT} ORDER BY {order}, m.rowid LIMIT ? OFFSET ?",
         (*params, *page),
-    )
-    return total, [row[0] for row in found]
+    ).fetchall()
+    if found:
+        return found[0][1], [row[0] for row in found]
+    if not page[1]:
+        return 0, []
+    total: int = conn.execute(f"SELECT count(*) FROM ({matching})", params).fetchone()[0]
+    return total, []
 
 
 def _hit(row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> Hit:

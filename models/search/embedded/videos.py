@@ -168,7 +168,8 @@ class _IndexFinder:
 
 class _ScanFinder:
     """Videos through a scan of the indexed text, for a query the index cannot answer
-    alone (a lone CJK character); no score, relevance falls back to the newest first."""
+    alone (a lone CJK character); no score, relevance falls back to the newest first.
+    One scan finds the page and the count; the page's moments are read by rowid range."""
 
     def __init__(
         self,
@@ -178,6 +179,7 @@ class _ScanFinder:
         channels: tuple[str, ...],
     ) -> None:
         self.conn = conn
+        self.terms, self.columns, self.channels = terms, columns, channels
         self.matching, self.params = scan_rowids(terms, columns, channels)
 
     def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
@@ -190,18 +192,20 @@ class _ScanFinder:
         ).fetchall()
         if rows:
             return rows[0]["total"], [row["vkey"] for row in rows]
+        if not page[1]:
+            return 0, []  # the first page is empty: nothing matches, no second scan
         counted: int = self.conn.execute(
             f"SELECT count(*) FROM ({grouped} LIMIT ?)", (*self.params, TOTAL_VIDEOS_CAP + 1)
         ).fetchone()[0]
         return counted, []
 
     def scores(self, keys: list[int]) -> dict[int, Scores]:
+        matching, params = scan_rowids(self.terms, self.columns, self.channels, keys)
         rows = self.conn.execute(
             f"SELECT rowid, 0.0 AS score FROM (SELECT rowid, row_number() OVER ("
-            f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY rowid) AS n FROM ({self.matching})"
-            f" WHERE rowid >> {VIDEO_SHIFT} IN ({', '.join('?' * len(keys))}))"
+            f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY rowid) AS n FROM ({matching}))"
             f" WHERE n <= {CANDIDATES + 1} ORDER BY rowid",
-            (*self.params, *keys),
+            params,
         )
         return _split((row[0], row[1]) for row in rows)
 

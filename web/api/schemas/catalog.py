@@ -5,11 +5,19 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, RootModel, Tag, field_validator
+from pydantic import Discriminator, Field, RootModel, Tag, field_validator, model_validator
 
 from models import tables
 from models.credits import calculate_credit_cost
-from models.search import DEFAULT_SEMANTIC_RATIO, SORTS, TARGETS, TOTAL_VIDEOS_CAP, SearchQuery
+from models.errors import ValidationError
+from models.search import (
+    DEFAULT_SEMANTIC_RATIO,
+    SORTS,
+    TARGETS,
+    TOTAL_VIDEOS_CAP,
+    SearchQuery,
+    bounds,
+)
 from models.search import base as engine
 from web.api.schemas.common import (
     PLATFORM_ID,
@@ -42,8 +50,33 @@ def _split(value: str | None) -> list[str]:
     return sorted({part.strip() for part in (value or "").split(",") if part.strip()})
 
 
+# A search past one of its bounds, said in the API's words (English, as every API
+# message); the search page says the same in the reader's language (web/pages).
+REFUSALS = {
+    bounds.TOO_DEEP: (
+        f"Results can be read up to the {bounds.MAX_DEPTH}th. Narrow the search with more"
+        " words or channels instead of going further."
+    ),
+    bounds.TOO_MANY_TERMS: f"Search with at most {bounds.MAX_TERMS} words.",
+    bounds.TOO_MANY_SCAN_TERMS: (
+        f"Search with at most {bounds.MAX_SCAN_TERMS} words of a single kanji or kana;"
+        " words of two characters or more are found faster."
+    ),
+}
+
+
+def _refused(field: str, problem: str) -> ValidationError:
+    """A search past one of its bounds (models/search/bounds.py): the field and the
+    problem in the API's words."""
+    return ValidationError(REFUSALS[problem], fields={field: problem})
+
+
 class SearchParams(Query):
-    q: text(200, min_length=1) = Field(description="What was said (1-200 characters)")
+    q: text(bounds.MAX_QUERY_LENGTH, min_length=1) = Field(
+        description=f"What was said (1-{bounds.MAX_QUERY_LENGTH} characters; at most"
+        f" {bounds.MAX_TERMS} words or quoted phrases, of which at most"
+        f" {bounds.MAX_SCAN_TERMS} single CJK characters)"
+    )
     channels: pattern(r"^[A-Za-z0-9_,\s-]*$", max_length=MAX_CHANNELS * 66) | None = Field(
         default=None, description=f"Up to {MAX_CHANNELS} comma-separated channel ids"
     )
@@ -53,7 +86,12 @@ class SearchParams(Query):
     sort: Literal[SORTS] = "relevance"  # type: ignore[valid-type]
     semantic: Literal["0", "1"] = "0"
     sr: float = Field(default=DEFAULT_SEMANTIC_RATIO, ge=0, le=1, allow_inf_nan=False)
-    page: int = Field(default=1, ge=1, le=1000)
+    page: int = Field(
+        default=1,
+        ge=1,
+        le=bounds.MAX_DEPTH,
+        description=f"From 1; page x perPage at most {bounds.MAX_DEPTH}",
+    )
     per_page: int = Field(default=20, ge=1, le=100)
     group_by: Literal["video"] | None = Field(
         default=None,
@@ -75,6 +113,17 @@ class SearchParams(Query):
         if set(_split(value)) - set(TARGETS):
             raise ValueError(f"a comma-separated subset of {', '.join(TARGETS)}")
         return value
+
+    @model_validator(mode="after")
+    def _bounded(self):
+        """What a search may cost (models/search/bounds.py), checked once the fields are."""
+        problem = bounds.query_problem(self.q)
+        if problem:
+            raise _refused("q", problem)
+        problem = bounds.depth_problem(self.page, self.per_page)
+        if problem:
+            raise _refused("page", problem)
+        return self
 
     def search_query(self) -> SearchQuery:
         """Channels and targets normalised (sorted, unique), so one search condition

@@ -1,0 +1,109 @@
+"""A search costs a bounded amount: a query past a bound is a 400 naming its field (the
+page says why), a search past its time budget a 503 search_busy with Retry-After (the
+page says so in words), and an ordinary search is untouched."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from models.search import get_engine
+from models.search.embedded import engine as embedded_engine
+from tests.models.search.test_conformance import index
+
+JAPANESE = {"Accept-Language": "ja"}
+
+
+@pytest.fixture
+def indexed():
+    index(get_engine(), "bound000001", [(0, 3, "大阪の広告を見ました。")])
+
+
+@pytest.fixture
+def past_budget(monkeypatch):
+    """Every search has run past its budget as soon as it started."""
+    readings = iter([0.0])
+    monkeypatch.setattr(
+        embedded_engine, "time", SimpleNamespace(monotonic=lambda: next(readings, 3600.0))
+    )
+    monkeypatch.setattr(embedded_engine, "BUDGET_STEPS", 1)
+
+
+# -- the time budget --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("grouped", ["", "&groupBy=video"])
+def test_a_search_past_its_budget_answers_search_busy_with_retry_after(
+    client, indexed, past_budget, grouped
+):
+    answer = client.get(f"/api/search?q=大阪{grouped}")
+
+    assert answer.status_code == 503
+    assert answer.get_json()["error"]["code"] == "search_busy"
+    assert int(answer.headers["Retry-After"]) > 0
+
+
+def test_the_search_page_says_search_is_busy_in_words(client, indexed, past_budget):
+    page = client.get("/search?q=大阪", headers=JAPANESE)
+
+    assert page.status_code == 503
+    assert "検索が混み合っています" in page.get_data(as_text=True)
+    assert int(page.headers["Retry-After"]) > 0
+
+
+def test_an_ordinary_search_is_untouched(client, indexed):
+    answer = client.get("/api/search?q=大阪")
+
+    assert answer.status_code == 200
+    assert answer.get_json()["totalHits"] == 1
+
+
+# -- the bounds -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("address", "field"),
+    [
+        ("/api/search?q=" + "+".join(["word"] * 11), "q"),
+        ("/api/search?q=海+山+川", "q"),
+        ("/api/search?q=は&page=1000&perPage=100", "page"),
+        ("/api/search?q=は&page=11&perPage=100", "page"),
+        ("/api/search?q=は&page=51", "page"),
+        ("/api/search?q=は&page=1001&perPage=1", "page"),
+    ],
+)
+def test_a_search_past_a_bound_is_refused_naming_the_field(client, address, field):
+    answer = client.get(address)
+
+    assert answer.status_code == 400
+    error = answer.get_json()["error"]
+    assert error["code"] == "invalid_request"
+    assert list(error["fields"]) == [field]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "/api/search?q=" + "+".join(["word"] * 10),
+        "/api/search?q=海+山",
+        "/api/search?q=大阪&page=10&perPage=100",
+        "/api/search?q=大阪&page=50&groupBy=video",
+    ],
+)
+def test_a_search_at_a_bound_is_answered(client, indexed, address):
+    assert client.get(address).status_code == 200
+
+
+def test_the_search_page_says_why_a_query_is_refused(client):
+    page = client.get("/search?q=海+山+川", headers=JAPANESE)
+
+    assert page.status_code == 400
+    assert "1文字の語は2つまで" in page.get_data(as_text=True)
+
+
+def test_the_search_page_says_how_deep_results_go(client):
+    page = client.get("/search?q=大阪&page=60", headers=JAPANESE)
+
+    assert page.status_code == 400
+    assert "1000件目まで" in page.get_data(as_text=True)
