@@ -10,7 +10,16 @@ from pydantic.json_schema import models_json_schema
 
 from models.payments import webhooks
 from web.api import bp
-from web.api.operation import ADMIN, JSON, MEMBER, MULTIPART, NO_BODY, SIGNED, operation
+from web.api.operation import (
+    ADMIN,
+    JSON,
+    MAX_QUERY_BYTES,
+    MEMBER,
+    MULTIPART,
+    NO_BODY,
+    SIGNED,
+    operation,
+)
 from web.api.schemas.common import ErrorBody
 from web.idempotency import HEADER as IDEMPOTENCY_HEADER
 
@@ -32,6 +41,7 @@ DESCRIPTIONS = {
     404: "No such resource (`not_found`); an id of the wrong shape is one",
     409: "Conflicts with the current state",
     413: "The body is too large",
+    414: f"The query string is longer than {MAX_QUERY_BYTES} bytes as sent (`uri_too_long`)",
     415: "The body is not `application/json`",
     500: "The event could not be applied; the provider sends it again",
     502: "The payment provider refused the request",
@@ -79,7 +89,16 @@ def build_document(app) -> dict:
                 'Errors are always `{"error": {"code", "message", "fields"?}}`. '
                 "Signed-in calls use the session cookie; a state-changing call with it "
                 "must be `application/json` (even with no body) or carry `X-CSRFToken`, "
-                "and is refused when it comes from another site."
+                "and is refused when it comes from another site. "
+                "Every rule a request is held to is in this document: a query parameter "
+                "the call does not list, or one given twice, is refused (400, except the "
+                "click and impression beacons, which ignore what a page adds); an empty "
+                "value is a value, held to the parameter's schema like any other; text "
+                "never holds control characters other than tab and line breaks, is "
+                "limited as sent and stripped of surrounding spaces; a query string "
+                f"longer than {MAX_QUERY_BYTES} bytes is refused with 414 (a request line "
+                "over 4094 bytes is refused by the HTTP server before the service, "
+                "without this error body)."
             ),
         },
         "servers": [{"url": "/"}],

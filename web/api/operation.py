@@ -29,6 +29,11 @@ JSON, MULTIPART, SIGNED, NO_BODY = "json", "multipart", "signed", "none"
 
 # A JSON body larger than this is refused with 413 (uploads have their own limit).
 MAX_JSON_BYTES = 64 * 1024
+# A query string longer than this (as sent, percent-encoded) is refused with 414 in the
+# contract's format: well under gunicorn's 4094-byte request line, above which gunicorn
+# answers its own 414 before the app, and above every query the document allows in
+# practice (a 200-character Japanese q is 1,800 bytes encoded).
+MAX_QUERY_BYTES = 3072
 
 
 class Unauthenticated(DomainError):
@@ -41,6 +46,12 @@ class PayloadTooLarge(DomainError):
     code = "payload_too_large"
     status = 413
     message = f"A JSON body may be at most {MAX_JSON_BYTES // 1024} KB."
+
+
+class UriTooLong(DomainError):
+    code = "uri_too_long"
+    status = 414
+    message = f"The query string may be at most {MAX_QUERY_BYTES} bytes."
 
 
 class ResponseMismatch(AssertionError):
@@ -79,6 +90,8 @@ class Operation:
             statuses.add(415)  # a body that is not application/json
         if self.body is not None and self.body_kind == JSON:
             statuses.add(413)
+        if self.query is not None and self.query.model_config.get("extra") != "ignore":
+            statuses.add(414)  # the query string is longer than MAX_QUERY_BYTES
         return sorted(statuses)
 
 
@@ -94,6 +107,8 @@ def operation(summary: str = "", **declared) -> Callable:
                 kwargs["path"] = parse_path(spec.path, path_values)
             if spec.query is not None:
                 kwargs["query"] = parse_query(spec.query)
+            elif request.args:
+                raise _unknown_parameters(request.args)
             if spec.body is not None and spec.body_kind == JSON:
                 kwargs["body"] = json_body(spec.body, required=spec.body_required)
             if spec.idempotent:
@@ -135,14 +150,33 @@ def parse_path(model: type[BaseModel], values: dict):
 
 
 def parse_query(model: type[BaseModel], *, known_only: bool = False):
-    """The first value of each query parameter, through the model. `known_only` leaves
-    out parameters the model does not name (a page's address may carry others)."""
-    names = {f.alias or name for name, f in model.model_fields.items()}
-    values = {key: request.args.get(key) for key in request.args if not known_only or key in names}
+    """Each query parameter through the model, as the document states it: an empty
+    value is a value, a parameter given twice or not named by the model is refused.
+
+    `known_only` reads a page's address instead: a form sends its empty fields and an
+    address may carry parameters of its own (utm_...), so empty values count as absent
+    and only the model's parameters are read. A model that ignores extra parameters (the
+    beacons: a click must never fail the visitor) is read the same way."""
+    if known_only or model.model_config.get("extra") == "ignore":
+        names = {f.alias or name for name, f in model.model_fields.items()}
+        values = {key: request.args[key] for key in request.args if key in names}
+        values = {key: value for key, value in values.items() if value != ""}
+    else:
+        if len(request.query_string) > MAX_QUERY_BYTES:
+            raise UriTooLong()
+        repeated = [key for key, sent in request.args.lists() if len(sent) > 1]
+        if repeated:
+            raise ValidationError(fields=dict.fromkeys(repeated, "given more than once"))
+        values = request.args.to_dict()
     try:
         return model.model_validate(values)
     except SchemaError as error:
         raise _validation_error(error, "query") from None
+
+
+def _unknown_parameters(args) -> ValidationError:
+    """A call without a query model names no parameter: any one sent is refused."""
+    return ValidationError(fields={key: "not a field of this request" for key in args})
 
 
 def json_body(model: type[BaseModel], *, required: bool = True):

@@ -5,10 +5,11 @@ built from the domain's objects (`of()`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator
 
 from models.ads import MAX_MONTHS, SLOT_IDS, admin, notices, reports
 from models.ads.admin import STATUSES, status_problem
@@ -16,12 +17,19 @@ from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.delivery import DirectAd
 from models.ads.images import StoredImage
 from models.ads.inventory import Availability, slot_problem
-from models.ads.profiles import BUSINESS_CATEGORIES, ProfileFields, is_regulated
+from models.ads.profiles import (
+    BUSINESS_CATEGORIES,
+    ProfileFields,
+    is_regulated,
+    profile_problems,
+)
 from models.ads.reservations import Order, Placed
 from models.payments import Price as ProviderPrice
 from models.settings import get_settings
 from models.tables import AdReservation, AdvertiserProfile
 from web.api.schemas.common import (
+    CONTROL,
+    SPACE,
     Body,
     CountryCode,
     Date,
@@ -43,6 +51,54 @@ Status = checked(status_problem, {"enum": list(STATUSES)})
 Category = one_of(BUSINESS_CATEGORIES, "one of the 15 business categories")
 # "T" and 13 digits; empty or null for none.
 InvoiceNumber = pattern(r"^(T[0-9]{13})?$", max_length=14)
+# The domain's rules for an e-mail address and a redirect URL, checked again by the
+# domain; as patterns, so that the document states them (spaces around are stripped).
+_NOT = f"{CONTROL}{SPACE}"
+EMAIL_PATTERN = f"^[{SPACE}]*[^@{_NOT}]+@[^@{_NOT}]+\\.[^@.{_NOT}]+[{SPACE}]*$"
+REDIRECT_URL_PATTERN = (
+    f"^[{SPACE}]*[Hh][Tt][Tt][Pp][Ss]?://"
+    f"[^:@/?#\\[\\]\\\\{_NOT}][^@/?#\\[\\]\\\\{_NOT}]*"
+    f"([/?#][^\\\\{_NOT}]*)?[{SPACE}]*$"
+)
+
+
+def _email_problem(value: str) -> str | None:
+    if not re.search(EMAIL_PATTERN, value):
+        return "not an e-mail address"
+    return profile_problems({"contact_email": value}).get("contact_email")
+
+
+def _redirect_url_problem(value: str) -> str | None:
+    if not re.search(REDIRECT_URL_PATTERN, value):
+        return redirect_url_problem(value) or (
+            "an http:// or https:// address with a host, without a user name, password or backslash"
+        )
+    return redirect_url_problem(value)
+
+
+def _stated(problem, pattern: str, description: str, max_length: int) -> Any:
+    """Text (no control characters, at most `max_length` as sent, stripped) held to a
+    rule of the domain that the document states as `pattern`."""
+    return Annotated[
+        text(max_length, min_length=1),
+        AfterValidator(lambda value: _refuse(problem(value), value)),
+        Field(json_schema_extra={"minLength": 1, "pattern": pattern, "description": description}),
+    ]
+
+
+def _refuse(problem: str | None, value: str) -> str:
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+Email = _stated(_email_problem, EMAIL_PATTERN, "An e-mail address (name@domain.tld)", 254)
+RedirectUrl = _stated(
+    _redirect_url_problem,
+    REDIRECT_URL_PATTERN,
+    "Where a click goes: http:// or https://, a host, no user name, password, backslash or spaces",
+    2048,
+)
 # The page each slot is shown on.
 SLOT_PAGES = {"search": "/search", "video": "/videos/[videoId]"}
 
@@ -80,7 +136,7 @@ class ProfileBody(Body):
     business_legal_name: text(200, min_length=1)
     business_address: text(300, min_length=1)
     contact_name: text(100, min_length=1)
-    contact_email: text(254, min_length=1)
+    contact_email: Email
     business_category: Category
     invoice_registration_number: InvoiceNumber | None = None
 
@@ -92,7 +148,7 @@ class ProfilePatch(Body):
     business_legal_name: text(200, min_length=1) | None = None
     business_address: text(300, min_length=1) | None = None
     contact_name: text(100, min_length=1) | None = None
-    contact_email: text(254, min_length=1) | None = None
+    contact_email: Email | None = None
     business_category: Category | None = None
     invoice_registration_number: InvoiceNumber | None = None
 
@@ -228,7 +284,7 @@ class ReservationBody(Body):
     months: int = Field(ge=1, le=MAX_MONTHS)
     advertiser_name: text(100, min_length=1)
     image_url: text(2048, min_length=1)
-    redirect_url: text(2048, min_length=1)
+    redirect_url: RedirectUrl
     consent: Literal[True] = Field(description="The advertiser confirms the ad follows the terms")
     profile_id: Uuid | None = None
     profile: ProfileBody | None = None
@@ -237,14 +293,6 @@ class ReservationBody(Body):
     @classmethod
     def _name(cls, value: str) -> str:
         problem = advertiser_name_problem(value, (get_settings().service_name,))
-        if problem:
-            raise ValueError(problem)
-        return value
-
-    @field_validator("redirect_url")
-    @classmethod
-    def _url(cls, value: str) -> str:
-        problem = redirect_url_problem(value)
         if problem:
             raise ValueError(problem)
         return value
@@ -406,8 +454,10 @@ class OwnReservationDetail(OwnReservation):
 class ServeParams(Query):
     slot: Slot
     month: Month | None = None
-    country: text(64) | None = Field(
-        default=None, description="ISO 3166-1 alpha-2; the visitor's own when absent"
+    country: text(64, min_length=1) | None = Field(
+        default=None,
+        description="ISO 3166-1 alpha-2; the visitor's own when absent; any other text "
+        "(XX, T1) gives four empty positions",
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import date
 from typing import Annotated, Any
 
 from pydantic import (
@@ -19,16 +20,23 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
-    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
 from models.ads.months import MONTH_LENGTH, MONTH_PATTERN, month_problem
-from models.countries import country_problem, usable_country
+from models.countries import ISO_COUNTRY_CODES, country_problem, usable_country
 from models.errors import ValidationError
 
-# Control characters other than tab, line feed and carriage return.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters other than tab, line feed and carriage return: a class body that
+# Python's re and the document's ECMA-262 patterns read alike.
+CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+_CONTROL = re.compile(f"[{CONTROL}]")
+# What str.strip() takes away (str.isspace), spelled out for the document's patterns.
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# Text as the document shows it: no control character, and for a required field at least
+# one character that is not a space.
+ANY_TEXT = f"^[^{CONTROL}]*$"
+SOME_TEXT = f"^[^{CONTROL}]*[^{CONTROL}{SPACE}][^{CONTROL}]*$"
 
 
 def _valid_unicode(value: str) -> str:
@@ -41,28 +49,47 @@ def _valid_unicode(value: str) -> str:
     return value
 
 
+def _stripped(value: str) -> str:
+    return value.strip()
+
+
+def _required(value: str) -> str:
+    if not value:
+        raise ValueError("required")
+    return value
+
+
 def text(max_length: int, *, min_length: int = 0, strip: bool = True) -> Any:
-    """A string of valid Unicode, stripped (by default), from min to max characters."""
+    """A string of valid Unicode without control characters, at most `max_length`
+    characters as sent, then stripped (by default); `min_length` 1: not blank. The
+    document shows the same rule as `maxLength` and a pattern."""
+    if min_length not in (0, 1):
+        raise ValueError("text() takes min_length 0 or 1: longer minimums are a pattern")
+    checks = [AfterValidator(_valid_unicode)]
+    if strip:
+        checks.append(AfterValidator(_stripped))
+    if min_length:
+        checks.append(AfterValidator(_required))
+    shown = {"minLength": 1, "pattern": SOME_TEXT} if min_length else {"pattern": ANY_TEXT}
     return Annotated[
         str,
-        StringConstraints(strip_whitespace=strip, min_length=min_length, max_length=max_length),
-        AfterValidator(_valid_unicode),
+        StringConstraints(max_length=max_length),
+        *checks,
+        Field(json_schema_extra=shown),
     ]
 
 
-def one_of(values, message: str, *, max_length: int = 64) -> Any:
-    """Text that must be one of `values` (stripped; blank is "required")."""
+def one_of(values, message: str) -> Any:
+    """Text that must be exactly one of `values` (blank is "required")."""
 
     def check(value: str) -> str:
+        if not value.strip():
+            raise ValueError("required")
         if value not in values:
             raise ValueError(message)
         return value
 
-    return Annotated[
-        text(max_length, min_length=1),
-        AfterValidator(check),
-        Field(json_schema_extra={"enum": list(values)}),
-    ]
+    return Annotated[str, AfterValidator(check), Field(json_schema_extra={"enum": list(values)})]
 
 
 def pattern(regex: str, *, max_length: int) -> Any:
@@ -92,7 +119,19 @@ Uuid = pattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 PLATFORM_ID = r"^[A-Za-z0-9_-]{1,64}$"
 PlatformId = pattern(PLATFORM_ID, max_length=64)
 Month = checked(month_problem, {"pattern": MONTH_PATTERN}, max_length=MONTH_LENGTH)
-Date = pattern(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", max_length=10)
+DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+
+
+def _date_problem(value: str) -> str | None:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return "a date as YYYY-MM-DD"
+    return None if re.fullmatch(DATE_PATTERN, value) else "a date as YYYY-MM-DD"
+
+
+# A calendar day, YYYY-MM-DD (no 2026-02-30).
+Date = checked(_date_problem, {"pattern": DATE_PATTERN, "format": "date"}, max_length=10)
 
 
 def _iso_country(value: str) -> str:
@@ -102,9 +141,30 @@ def _iso_country(value: str) -> str:
     return usable_country(value) or value
 
 
-# One of the 249 ISO 3166-1 alpha-2 codes, any case in, upper case out.
+def _country_pattern(codes) -> str:
+    """The codes as one pattern, any case, grouped by first letter ([Jj][EeMmOoPp])."""
+    by_first: dict[str, list[str]] = {}
+    for code in sorted(codes):
+        by_first.setdefault(code[0], []).append(code[1])
+    groups = "|".join(
+        f"[{first}{first.lower()}][{''.join(seconds)}{''.join(seconds).lower()}]"
+        for first, seconds in by_first.items()
+    )
+    return f"^[{SPACE}]*({groups})[{SPACE}]*$"
+
+
+COUNTRY_PATTERN = _country_pattern(ISO_COUNTRY_CODES)
+# One of the 249 ISO 3166-1 alpha-2 codes, any case in (spaces around ignored), upper
+# case out.
 CountryCode = Annotated[
-    str, AfterValidator(_iso_country), Field(json_schema_extra={"pattern": "^[A-Za-z]{2}$"})
+    str,
+    AfterValidator(_iso_country),
+    Field(
+        json_schema_extra={
+            "pattern": COUNTRY_PATTERN,
+            "description": "One of the 249 ISO 3166-1 alpha-2 country codes (any case)",
+        }
+    ),
 ]
 # A database integer id: positive and within a signed 64-bit column.
 RowId = Annotated[int, Field(ge=1, le=2**63 - 1)]
@@ -122,18 +182,12 @@ class Body(BaseModel):
 
 class Query(BaseModel):
     """A query string: camelCase names, unknown parameters refused, numbers read from
-    their text, and an empty value the same as an absent one."""
+    their text. An empty value is a value, held to the parameter's rule like any other
+    (the API's callers send what they mean; a page's form is read by parse_query)."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _empty_is_absent(cls, values):
-        if isinstance(values, dict):
-            return {key: value for key, value in values.items() if value != ""}
-        return values
 
 
 class PathParams(BaseModel):
