@@ -12,6 +12,7 @@ from flask import Flask, g, request
 from flask_login import current_user
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 import tasks
 from models import logs
@@ -25,6 +26,7 @@ from web import (
     dev_login,
     errors,
     i18n,
+    limits,
     local_payments,
     metrics,
     pages,
@@ -75,6 +77,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     pages.init_app(app)
     preferences.init_app(app, csrf)
     admin.init_app(app)
+    limits.init_app(app, settings)  # after every limited view is registered
     csrf.init_app(app)
     _security_headers(app, settings)
     # The API checks its state changes itself (web.api.guard_state_changes: same site,
@@ -89,6 +92,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.before_request(_backfill_country)
     if settings.dev_default_country:
         app.wsgi_app = DefaultCountry(app.wsgi_app, settings.dev_default_country)  # type: ignore[method-assign]
+    if settings.trusted_proxy_hops:
+        # The client address is what the trusted proxies report (X-Forwarded-For, counted
+        # from the right); without them a client could name any address it likes.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxy_hops)  # type: ignore[method-assign]
     return app
 
 

@@ -14,12 +14,13 @@ from models.ads.months import month_of
 from models.clock import iso, utcnow
 from models.countries import usable_country
 from models.errors import NotFound
-from models.metrics import AD_EVENTS
+from models.metrics import AD_EVENTS, INVALID_BEACONS
 from tasks.ads import record_click, record_impression
 from web.api import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
 from web.api.schemas import ads
 from web.api.schemas.common import ErrorBody
+from web.limits import beacon_flood, client_address
 from workers.sending import OnFailure, enqueue
 
 log = logging.getLogger(__name__)
@@ -99,13 +100,22 @@ def ad_impression(path, query):
     if measurement.is_bot(request.headers.get("User-Agent")):
         return "", 204
     now = utcnow()
+    # The signature is checked first (no lookup): an address flooding invalid tokens is
+    # answered here, while a valid token is never limited (README, Operating).
+    seen = view_tokens.verify(query.v, reservation_id, now)
+    flood, address = beacon_flood(), client_address()
+    if seen.status != view_tokens.VALID:
+        if flood.flooded(address):
+            INVALID_BEACONS.labels(reason="flood").inc()
+            return "", 204
+        flood.note(address, seen.status)
     state = measurement.reservation_state(reservation_id, now)
     if state.status == "unknown":
         raise NotFound("No ad has this id.")
-    if not state.counts:
+    if not state.counts or seen.status != view_tokens.VALID:
         return "", 204
-    seen = view_tokens.verify(query.v, reservation_id, now)
-    if seen.status != view_tokens.VALID or measurement.seen_before(seen.identity):
+    if measurement.seen_before(seen.identity):
+        flood.note(address, "replayed")
         return "", 204
     at = iso(now)
     # RUN_INLINE: with the queue down the impression is counted here, and if that fails
