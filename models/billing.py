@@ -4,15 +4,22 @@ from the provider's current state (never from a possibly stale event body)."""
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from models import outbox
+from models.clock import iso, now_iso, parse_iso, utcnow
 from models.credits import set_balance_to_plan_limit
-from models.db import db, write_transaction
+from models.db import db, is_postgres, write_transaction
 from models.errors import DomainError, ValidationError
+from models.metrics import SUBSCRIPTION_PROBLEMS
 from models.payments import (
+    CheckoutSession,
+    PaymentError,
+    PaymentNotFound,
+    PaymentRejected,
     PaymentUnavailable,
     ProviderSubscription,
     SubscriptionChanged,
@@ -24,7 +31,13 @@ from models.payments import (
 )
 from models.plans import PAID_STATUSES, PLAN_RANK
 from models.referrals import pay_referral_reward
-from models.tables import Subscription, SubscriptionRefill, User
+from models.tables import (
+    DuplicateSubscription,
+    Subscription,
+    SubscriptionCheckout,
+    SubscriptionRefill,
+    User,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +74,36 @@ def _reference_for(remote: ProviderSubscription, hint: str | None) -> str | None
     return None
 
 
+# The actor that cancels and refunds a member's second paid subscription.
+CANCEL_DUPLICATE_ACTOR = "cancel_duplicate_subscription"
+
+
+def _unknown(subscription_id: str, why: str) -> None:
+    """An event about a subscription we cannot keep: applied once and ended, not retried."""
+    log.warning("subscription %s: %s; the event is applied as nothing", subscription_id, why)
+    SUBSCRIPTION_PROBLEMS.labels(kind="unknown_subscription").inc()
+
+
 def sync_subscription(
     subscription_id: str, reference_id: str | None = None
 ) -> SubscriptionChange | None:
     """Fetch the provider's subscription and upsert our row; None when it is not ours
-    to keep (unknown price or owner), which is logged."""
-    remote = get_provider().get_subscription(subscription_id)
+    to keep (unknown to the provider, unknown price or owner), which is logged and
+    counted, or when it is the member's second paid subscription: then no row is
+    written, it is recorded in `duplicate_subscriptions` and its cancellation and
+    refund are queued through the outbox (README, Payments)."""
+    try:
+        remote = get_provider().get_subscription(subscription_id)
+    except PaymentNotFound:
+        _unknown(subscription_id, "the provider knows no such subscription")
+        return None
     plan = plan_for_price(remote.price_id)
     if plan is None:
-        log.warning("subscription %s has price %s of no plan", remote.id, remote.price_id)
+        _unknown(remote.id, f"price {remote.price_id} is of no plan")
         return None
     owner = _reference_for(remote, reference_id)
     if owner is None:
-        log.warning("subscription %s belongs to no known user", remote.id)
+        _unknown(remote.id, "it belongs to no known user")
         return None
     values = {
         "plan": plan,
@@ -91,18 +121,125 @@ def sync_subscription(
         "billing_interval": remote.interval,
         "payment_schedule_id": remote.schedule_id,
     }
+    duplicate_message: str | None = None
     with write_transaction():
+        # One member's subscriptions are written one at a time, so two first payments
+        # applied at once cannot both see no other paid subscription.
+        _lock_member(owner)
         before = Subscription.get_or_none(Subscription.payment_subscription_id == remote.id)
-        (
-            Subscription.insert(id=str(uuid.uuid4()), payment_subscription_id=remote.id, **values)
-            .on_conflict(
-                conflict_target=[Subscription.payment_subscription_id],
-                update={getattr(Subscription, k): v for k, v in values.items()},
-            )
-            .execute()
+        starts_paying = remote.status in PAID_STATUSES and (
+            before is None or before.status not in PAID_STATUSES
         )
-        after = Subscription.get(Subscription.payment_subscription_id == remote.id)
+        kept = _other_live_subscription(owner, remote.id) if starts_paying else None
+        if kept is None:
+            (
+                Subscription.insert(
+                    id=str(uuid.uuid4()), payment_subscription_id=remote.id, **values
+                )
+                .on_conflict(
+                    conflict_target=[Subscription.payment_subscription_id],
+                    update={getattr(Subscription, k): v for k, v in values.items()},
+                )
+                .execute()
+            )
+            after = Subscription.get(Subscription.payment_subscription_id == remote.id)
+        else:
+            duplicate_message = _record_duplicate(remote.id, owner, kept, plan)
+    if kept is not None:
+        if duplicate_message is not None:
+            outbox.send(duplicate_message)
+        return None
     return SubscriptionChange(before=before, after=after)
+
+
+def _lock_member(user_id: str) -> None:
+    """Hold the member's row until the transaction ends (SQLite: BEGIN IMMEDIATE already
+    serialises writers)."""
+    if is_postgres():
+        User.select(User.id).where(User.id == user_id).for_update().first()
+
+
+def _other_live_subscription(user_id: str, subscription_id: str) -> Subscription | None:
+    """The member's paid subscription other than this one, if any."""
+    row: Subscription | None = (
+        Subscription.select()
+        .where(
+            (Subscription.reference_id == user_id)
+            & (Subscription.payment_subscription_id != subscription_id)
+            & Subscription.status.in_(PAID_STATUSES)
+        )
+        .order_by(Subscription.id)
+        .first()
+    )
+    return row
+
+
+def _record_duplicate(
+    subscription_id: str, owner: str, kept: Subscription, plan: str
+) -> str | None:
+    """Record a second paid subscription and queue its cancellation and refund (in the
+    caller's transaction); None when it was recorded before (a redelivered event)."""
+    inserted = db.execute(
+        DuplicateSubscription.insert(
+            payment_subscription_id=subscription_id,
+            reference_id=owner,
+            kept_subscription_id=kept.payment_subscription_id,
+            plan=plan,
+            status="cancelling",
+        ).on_conflict_ignore()
+    ).rowcount
+    if inserted != 1:
+        return None
+    log.warning(
+        "member %s paid a second subscription %s (%s) beside %s: cancelling and refunding it",
+        owner,
+        subscription_id,
+        plan,
+        kept.payment_subscription_id,
+    )
+    return outbox.add(CANCEL_DUPLICATE_ACTOR, subscription_id)
+
+
+def cancel_duplicate_subscription(subscription_id: str) -> str:
+    """Cancel and refund a recorded second subscription through the provider; when the
+    provider refuses, leave it for the operator (logged, counted, listed with status
+    `needs_operator`). Returns the row's status. A rerun finds it settled."""
+    row = DuplicateSubscription.get_or_none(
+        DuplicateSubscription.payment_subscription_id == subscription_id
+    )
+    if row is None or row.status != "cancelling":
+        return row.status if row is not None else "unknown"
+    try:
+        refunded = get_provider().cancel_and_refund_subscription(
+            subscription_id, idempotency_key=f"duplicate-{subscription_id}"
+        )
+    except PaymentRejected as error:
+        status, detail = "needs_operator", f"The provider refused: {error}"
+        log.error(
+            "second subscription %s of member %s could not be refunded (%s): the operator "
+            "refunds it by hand",
+            subscription_id,
+            row.reference_id,
+            error,
+        )
+        SUBSCRIPTION_PROBLEMS.labels(kind="duplicate_needs_operator").inc()
+    else:
+        status, detail = "refunded", f"Cancelled; {refunded} refunded."
+        SUBSCRIPTION_PROBLEMS.labels(kind="duplicate_refunded").inc()
+    DuplicateSubscription.update(status=status, detail=detail, updated_at=now_iso()).where(
+        (DuplicateSubscription.payment_subscription_id == subscription_id)
+        & (DuplicateSubscription.status == "cancelling")
+    ).execute()
+    return status
+
+
+def duplicate_subscriptions_for_operator() -> list[DuplicateSubscription]:
+    """Second subscriptions the provider could not refund: the operator's to settle."""
+    return list(
+        DuplicateSubscription.select()
+        .where(DuplicateSubscription.status == "needs_operator")
+        .order_by(DuplicateSubscription.created_at)
+    )
 
 
 @dataclass(frozen=True)
@@ -325,28 +462,154 @@ def ensure_payment_customer(user_id: str) -> str:
     return stored or customer
 
 
-def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
-    """A subscription checkout for `plan`; returns the URL to send the buyer to."""
-    if plan not in ("plus", "pro"):
-        raise ValidationError(fields={"plan": "must be plus or pro"})
-    live = (
+class CheckoutOpen(DomainError):
+    code = "checkout_open"
+    status = 409
+    message = (
+        "You already have a plan checkout open or being paid; finish or cancel it, "
+        "or wait until it expires."
+    )
+
+
+# How long a plan checkout can be paid (the provider's minimum is 30 minutes): while it
+# is open the member cannot open another, so it is kept short.
+CHECKOUT_TTL = timedelta(minutes=30)
+# How long a claim waits for the provider to create its checkout before another
+# request may take it over.
+OPENING_TTL = timedelta(minutes=2)
+# A checkout paid whose subscription never reached us stops blocking after this.
+PAID_CHECKOUT_BLOCKS_FOR = timedelta(days=1)
+
+
+def _live_subscription(user_id: str) -> bool:
+    return bool(
         Subscription.select()
         .where((Subscription.reference_id == user_id) & Subscription.status.in_(PAID_STATUSES))
         .exists()
     )
-    if live:
+
+
+def _held_checkout(held: SubscriptionCheckout, plan: str) -> CheckoutSession | None:
+    """Whether the member's recorded checkout still blocks a new one: the checkout to
+    send them back to (open, same plan), CheckoutOpen (open for another plan, being
+    created, or paid and not yet applied), or None when it is over (expired, cancelled,
+    applied, unknown to the provider)."""
+    if held.session_id is None:
+        if held.expires_at > now_iso():
+            raise CheckoutOpen()
+        return None
+    try:
+        session = get_provider().get_checkout_session(held.session_id)
+    except PaymentNotFound:
+        return None
+    if session.status == "open":
+        if session.expires_at is not None and session.expires_at <= time.time():
+            return None  # past its time: it can no longer be paid
+        if held.plan == plan and session.url:
+            return session
+        raise CheckoutOpen()
+    if session.status == "complete":
+        applied = session.subscription_id is not None and (
+            Subscription.select()
+            .where(Subscription.payment_subscription_id == session.subscription_id)
+            .exists()
+        )
+        stale = parse_iso(held.created_at) < utcnow() - PAID_CHECKOUT_BLOCKS_FOR
+        if not applied and not stale:
+            raise CheckoutOpen()
+    return None
+
+
+def _claim_checkout(user_id: str, plan: str) -> str | CheckoutSession:
+    """Claim the member's one checkout: a token for the checkout to open, or the open
+    one to send them back to. The claim is one conditional statement (insert where none
+    is held, or replace the one read, unchanged since) followed by the check for a paid
+    subscription, in one transaction: of two requests at once, one wins."""
+    held = SubscriptionCheckout.get_or_none(SubscriptionCheckout.user == user_id)
+    if held is not None:
+        reuse = _held_checkout(held, plan)
+        if reuse is not None:
+            return reuse
+    token = str(uuid.uuid4())
+    values = {"token": token, "plan": plan, "session_id": None}
+    expires_at = iso(utcnow() + OPENING_TTL)
+    with write_transaction():
+        if held is None:
+            query = SubscriptionCheckout.insert(
+                user=user_id, expires_at=expires_at, **values
+            ).on_conflict_ignore()
+            won = db.execute(query).rowcount == 1
+        else:
+            won = (
+                SubscriptionCheckout.update(expires_at=expires_at, created_at=now_iso(), **values)
+                .where(
+                    (SubscriptionCheckout.user == user_id)
+                    & (SubscriptionCheckout.token == held.token)
+                )
+                .execute()
+                == 1
+            )
+        if not won:
+            raise CheckoutOpen()
+        if _live_subscription(user_id):
+            raise AlreadySubscribedToPlan()
+    return token
+
+
+def _release_claim(user_id: str, token: str) -> None:
+    SubscriptionCheckout.delete().where(
+        (SubscriptionCheckout.user == user_id) & (SubscriptionCheckout.token == token)
+    ).execute()
+
+
+def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
+    """A subscription checkout for `plan`; returns the URL to send the buyer to.
+
+    One checkout per member at a time (README, Payments): while one is open or being
+    paid, asking again for the same plan gives it again, for another plan
+    CheckoutOpen; a member with a paid subscription gets AlreadySubscribedToPlan. A
+    checkout that expired, was cancelled or was applied no longer counts."""
+    if plan not in ("plus", "pro"):
+        raise ValidationError(fields={"plan": "must be plus or pro"})
+    if _live_subscription(user_id):
         raise AlreadySubscribedToPlan()
     price_id = plan_price_id(plan)
     if not price_id:
         raise PlanUnavailable(f"No price is configured for the {plan} plan.")
-    session = get_provider().create_subscription_checkout(
-        customer_id=ensure_payment_customer(user_id),
-        price_id=price_id,
-        reference_id=user_id,
-        success_url=f"{base_url}/account?subscribed={plan}",
-        cancel_url=f"{base_url}/account",
-        idempotency_key=f"subscribe-{user_id}-{plan}-{uuid.uuid4()}",
+    customer_id = ensure_payment_customer(user_id)
+    claim = _claim_checkout(user_id, plan)
+    if isinstance(claim, CheckoutSession):
+        assert claim.url is not None  # _held_checkout reuses only a session with one
+        return claim.url
+    provider = get_provider()
+    try:
+        session = provider.create_subscription_checkout(
+            customer_id=customer_id,
+            price_id=price_id,
+            reference_id=user_id,
+            success_url=f"{base_url}/account?subscribed={plan}",
+            cancel_url=f"{base_url}/account",
+            idempotency_key=f"subscribe-{user_id}-{claim}",
+            expires_at=int(time.time() + CHECKOUT_TTL.total_seconds()),
+        )
+    except Exception:
+        _release_claim(user_id, claim)
+        raise
+    expires = session.expires_at or int(time.time() + CHECKOUT_TTL.total_seconds())
+    recorded = (
+        SubscriptionCheckout.update(
+            session_id=session.id, expires_at=iso(datetime.fromtimestamp(expires, UTC))
+        )
+        .where((SubscriptionCheckout.user == user_id) & (SubscriptionCheckout.token == claim))
+        .execute()
     )
+    if not recorded:
+        # Taken over while the provider was slow: this checkout must not be payable.
+        try:
+            provider.expire_checkout_session(session.id)
+        except PaymentError:
+            log.warning("checkout %s of member %s left open", session.id, user_id, exc_info=True)
+        raise CheckoutOpen()
     if not session.url:
         raise PaymentUnavailable("The provider gave the checkout no address.")
     return session.url

@@ -138,13 +138,32 @@ def receive_event(
     return Receipt(new=False, pending=row.processed_at is None)
 
 
-def send_event(endpoint: str, event_id: str, broker: dramatiq.Broker | None = None) -> bool:
+# A stored event's message is waiting in Redis: a marker in the same Redis, so a Redis
+# that loses the queue loses the marker too. A redelivery queues the event again only
+# without it (twenty deliveries of one event queued twenty messages before).
+QUEUED_MARKER = "subsearch:event-queued:{endpoint}:{event_id}"
+
+
+def send_event(
+    endpoint: str,
+    event_id: str,
+    broker: dramatiq.Broker | None = None,
+    *,
+    unless_queued: bool = False,
+) -> bool:
     """Send a stored event to its actor now; False when the queue is unavailable (the
-    event waits for `redrive`)."""
+    event waits for `redrive`), or, `unless_queued`, when its message still waits in
+    Redis (a redelivery)."""
     if not redis_client.available():
         return False
+    marker = QUEUED_MARKER.format(endpoint=endpoint, event_id=event_id)
     options: dict[str, Any] = {EVENT_OPTION: [endpoint, event_id]}
     try:
+        fresh = redis_client.get_redis().set(
+            marker, "1", nx=True, ex=int(REDRIVE_MAX_INTERVAL.total_seconds())
+        )
+        if unless_queued and not fresh:
+            return False
         actor = (broker or dramatiq.get_broker()).get_actor(EVENT_ACTORS[endpoint])
         actor.send_with_options(args=(event_id,), **options)
     except Exception as error:

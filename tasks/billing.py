@@ -9,6 +9,9 @@ from models.billing import (
     apply_subscription_event,
     ensure_payment_customer,
 )
+from models.billing import (
+    cancel_duplicate_subscription as cancel_duplicate,
+)
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -61,3 +64,13 @@ def create_payment_customer(user_id: str):
     """Create the user's customer at the provider. The idempotency key and a conditional
     UPDATE make a second run return the same customer and write nothing."""
     ensure_payment_customer(user_id)
+
+
+@actor(queue_name="billing", max_retries=10)
+def cancel_duplicate_subscription(subscription_id: str):
+    """Cancel and refund a member's second paid subscription through the provider, or
+    leave it for the operator when the provider refuses. Retries while the provider is
+    unreachable; the provider's idempotency keys and the row's status make a rerun
+    refund nothing more."""
+    status = cancel_duplicate(subscription_id)
+    log.info("second subscription %s: %s", subscription_id, status)

@@ -131,7 +131,11 @@ class PaymentProvider(Protocol):
         success_url: str,
         cancel_url: str,
         idempotency_key: str,
-    ) -> CheckoutSession: ...
+        expires_at: int | None = None,
+    ) -> CheckoutSession:
+        """A checkout for one subscription to `price_id`, payable until `expires_at`
+        (Unix seconds; the provider's default when None)."""
+        ...
 
     def get_checkout_session(self, session_id: str) -> CheckoutSession: ...
 
@@ -145,6 +149,12 @@ class PaymentProvider(Protocol):
     ) -> str: ...
 
     def get_subscription(self, subscription_id: str) -> ProviderSubscription: ...
+
+    def cancel_and_refund_subscription(self, subscription_id: str, *, idempotency_key: str) -> int:
+        """End a subscription now and refund what was paid for it (a member's second
+        paid subscription); returns the amount refunded. Doing it again refunds nothing
+        more. PaymentRejected when the provider cannot refund it."""
+        ...
 
     def create_portal_session(self, *, customer_id: str, return_url: str) -> str:
         """The address of a billing portal visit where the customer manages their

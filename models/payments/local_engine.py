@@ -158,6 +158,7 @@ class LocalSubscription(BaseModel):
     # subscription schedule holds it: the schedule's id and the price it moves to.
     schedule_id = TextField(null=True)
     scheduled_price_id = TextField(null=True)
+    refunded_amount = BigIntegerField(null=True)  # refunded when cancelled as a duplicate
 
     class Meta:
         table_name = "local_payment_subscriptions"
@@ -243,13 +244,15 @@ class LocalProvider:
         existing = LocalCustomer.get_or_none(LocalCustomer.idempotency_key == idempotency_key)
         if existing is not None:
             return existing.id
-        return LocalCustomer.create(
+        # Two calls with one key at once: one row, as the provider's idempotency gives.
+        LocalCustomer.insert(
             id=new_id("cus"),
             email=email,
             name=name,
             user_id=user_id,
             idempotency_key=idempotency_key,
-        ).id
+        ).on_conflict_ignore().execute()
+        return str(LocalCustomer.get(LocalCustomer.idempotency_key == idempotency_key).id)
 
     def _create_session(self, *, idempotency_key: str, **values: Any) -> CheckoutSession:
         existing = LocalCheckoutSession.get_or_none(
@@ -310,6 +313,7 @@ class LocalProvider:
         success_url: str,
         cancel_url: str,
         idempotency_key: str,
+        expires_at: int | None = None,
     ) -> CheckoutSession:
         return self._create_session(
             idempotency_key=idempotency_key,
@@ -320,7 +324,7 @@ class LocalProvider:
             client_reference_id=reference_id,
             success_url=success_url,
             cancel_url=cancel_url,
-            expires_at=int(time.time()) + 24 * 3600,
+            expires_at=int(expires_at) if expires_at else int(time.time()) + 24 * 3600,
         )
 
     def get_checkout_session(self, session_id: str) -> CheckoutSession:
@@ -589,6 +593,21 @@ class LocalProvider:
             ).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
             return [self._subscription_event("customer.subscription.deleted", row)]
+
+    def cancel_and_refund_subscription(self, subscription_id: str, *, idempotency_key: str) -> int:
+        """End a subscription now and refund its price (the local provider charges one
+        period's price at checkout); a second call refunds nothing more."""
+        with write_transaction():
+            row = self._subscription_row(subscription_id, lock=True)
+            if row.refunded_amount is not None:
+                return 0
+            amount = self._price_row(row.price_id).unit_amount
+            LocalSubscription.update(refunded_amount=amount).where(
+                LocalSubscription.id == row.id
+            ).execute()
+            events = self.cancel_subscription(subscription_id)
+        local_events.send(events)
+        return int(amount)
 
     # -- the billing portal ----------------------------------------------------------------
 

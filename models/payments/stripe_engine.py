@@ -186,6 +186,7 @@ class StripeProvider:
         success_url: str,
         cancel_url: str,
         idempotency_key: str,
+        expires_at: int | None = None,
     ) -> CheckoutSession:
         params: SessionCreateParams = {
             "mode": "subscription",
@@ -197,6 +198,8 @@ class StripeProvider:
             "success_url": success_url,
             "cancel_url": cancel_url,
         }
+        if expires_at:
+            params["expires_at"] = int(expires_at)
         with _mapped_errors():
             return _session(
                 self.v1.checkout.sessions.create(
@@ -227,6 +230,65 @@ class StripeProvider:
     def get_subscription(self, subscription_id: str) -> ProviderSubscription:
         with _mapped_errors():
             return subscription_from_object(_dict(self.v1.subscriptions.retrieve(subscription_id)))
+
+    def cancel_and_refund_subscription(self, subscription_id: str, *, idempotency_key: str) -> int:
+        """Cancel now (no proration, no final invoice), then refund every paid payment
+        of its latest invoice: the first period's, since a duplicate is found when it
+        starts. Idempotency keys make a repeat refund nothing more."""
+        with _mapped_errors():
+            subscription = _dict(self.v1.subscriptions.retrieve(subscription_id))
+            if subscription.get("status") not in ("canceled", "incomplete_expired"):
+                subscription = _dict(
+                    self.v1.subscriptions.cancel(
+                        subscription_id,
+                        params={"prorate": False, "invoice_now": False},
+                        options={"idempotency_key": f"{idempotency_key}-cancel"},
+                    )
+                )
+            invoice = _ref(subscription.get("latest_invoice"))
+            if not invoice:
+                return 0
+            refunded = 0
+            payments = self.v1.invoice_payments.list(params={"invoice": invoice, "status": "paid"})
+            for payment in payments.auto_paging_iter():
+                data = _dict(payment)
+                paid_with = data.get("payment") or {}
+                intent = _ref(paid_with.get("payment_intent"))
+                if not intent:
+                    # Paid some other way (a charge, an out-of-band record): not ours to
+                    # refund blindly, so the operator settles it.
+                    raise PaymentRejected(
+                        f"invoice {invoice} was paid by {paid_with.get('type') or 'an unknown'}"
+                        " payment, which is refunded by hand"
+                    )
+                refunded += self._refund_rest(intent, subscription_id, idempotency_key)
+            return refunded
+
+    def _refund_rest(self, intent: str, subscription_id: str, idempotency_key: str) -> int:
+        """Refund what the intent still holds and return all that was refunded of it: a
+        repeat after the provider forgot the idempotency key (24 hours) finds the earlier
+        refund and sends none."""
+        received = int(_dict(self.v1.payment_intents.retrieve(intent)).get("amount_received") or 0)
+        refunds = self.v1.refunds.list(params={"payment_intent": intent})
+        done = sum(
+            int(_dict(r).get("amount") or 0)
+            for r in refunds.auto_paging_iter()
+            if _dict(r).get("status") in ("succeeded", "pending", "requires_action")
+        )
+        if received - done <= 0:
+            return done
+        refund = _dict(
+            self.v1.refunds.create(
+                params={
+                    "payment_intent": intent,
+                    "amount": received - done,
+                    "reason": "duplicate",
+                    "metadata": {"duplicate_subscription": subscription_id},
+                },
+                options={"idempotency_key": f"{idempotency_key}-refund-{intent}"},
+            )
+        )
+        return done + int(refund.get("amount") or 0)
 
     def create_portal_session(self, *, customer_id: str, return_url: str) -> str:
         # What the portal offers (plan change between the plan prices, downgrades at the

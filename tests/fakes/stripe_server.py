@@ -26,6 +26,12 @@ class FakeStripe:
         }
         self.intents = []
         self.subscriptions = {}
+        self.invoice_payments: list[dict] = []
+        self.refunds: list[dict] = []
+        self.disputed: set[str] = set()  # payment intents charged back: not refundable
+        # A POST's answer kept under its Idempotency-Key, as the provider keeps one for
+        # at least 24 hours; clear it to play a repeat after the keys were pruned.
+        self.answers: dict[str, tuple[str, dict, int, dict]] = {}
 
     def last(self, method, path):
         return [r for r in self.requests if r["method"] == method and r["path"] == path][-1]
@@ -42,9 +48,30 @@ class FakeStripe:
                 "headers": dict(request.headers),
             }
         )
-        status, payload = self.route(request.method, request.path, self.requests[-1])
+        status, payload = self.answer(request.method, request.path, self.requests[-1])
         response = Response(json.dumps(payload), status=status, mimetype="application/json")
         return response(environ, start_response)
+
+    def answer(self, method, path, req):
+        """The provider's idempotency layer: a POST repeated with the same key and the same
+        parameters gets the first answer again; with other parameters, an error."""
+        key = req["headers"].get("Idempotency-Key")
+        if method != "POST" or not key:
+            return self.route(method, path, req)
+        if key in self.answers:
+            first_path, first_form, status, payload = self.answers[key]
+            if (first_path, first_form) != (path, req["form"]):
+                return 400, error(
+                    "idempotency_error",
+                    None,
+                    "Keys for idempotent requests can only be used with the same parameters "
+                    "they were first used with.",
+                )
+            return status, payload
+        status, payload = self.route(method, path, req)
+        if status == 200:
+            self.answers[key] = (path, req["form"], status, payload)
+        return status, payload
 
     def route(self, method, path, req):
         form = req["form"]
@@ -127,6 +154,21 @@ class FakeStripe:
             return 200, price
         if method == "POST" and path == "/v1/customers":
             return 200, {"id": "cus_test_1", "object": "customer", "email": form.get("email")}
+        if method == "DELETE" and parts[:2] == ["v1", "subscriptions"] and len(parts) == 3:
+            return self.cancel_subscription(parts[2])
+        if method == "GET" and path == "/v1/invoice_payments":
+            return 200, self.list_invoice_payments(req["query"])
+        if method == "POST" and path == "/v1/refunds":
+            return self.create_refund(form)
+        if method == "GET" and path == "/v1/refunds":
+            intent = req["query"].get("payment_intent")
+            found = [r for r in self.refunds if intent in (None, r["payment_intent"])]
+            return 200, {"object": "list", "url": "/v1/refunds", "data": found, "has_more": False}
+        if method == "GET" and parts[:2] == ["v1", "payment_intents"] and len(parts) == 3:
+            intent = next((i for i in self.intents if i["id"] == parts[2]), None)
+            if intent is None:
+                return 404, error("invalid_request_error", "resource_missing", "No such intent")
+            return 200, intent
         if method == "GET" and parts[:2] == ["v1", "subscriptions"]:
             found = self.subscriptions.get(parts[2])
             if not found:
@@ -145,6 +187,85 @@ class FakeStripe:
         if path == "/v1/overloaded":
             return 500, error("api_error", None, "overloaded")
         return 404, error("invalid_request_error", "resource_missing", f"no route {path}")
+
+    def cancel_subscription(self, subscription_id):
+        """DELETE /v1/subscriptions/:id: ended now; its invoices stay as they were."""
+        found = self.subscriptions.get(subscription_id)
+        if not found:
+            return 404, error(
+                "invalid_request_error",
+                "resource_missing",
+                f"No such subscription: '{subscription_id}'",
+            )
+        found.update(status="canceled", canceled_at=1_800_000_100, ended_at=1_800_000_100)
+        return 200, found
+
+    def list_invoice_payments(self, query):
+        """GET /v1/invoice_payments?invoice=...&status=...: a page of `limit` (10 by
+        default) after `starting_after`."""
+        matching = [
+            p
+            for p in self.invoice_payments
+            if p["invoice"] == query.get("invoice", p["invoice"])
+            and p["status"] == query.get("status", p["status"])
+        ]
+        ids = [p["id"] for p in matching]
+        after = query.get("starting_after")
+        start = 0 if after is None else ids.index(after) + 1
+        limit = int(query.get("limit", 10))
+        return {
+            "object": "list",
+            "url": "/v1/invoice_payments",
+            "data": matching[start : start + limit],
+            "has_more": start + limit < len(matching),
+        }
+
+    def create_refund(self, form):
+        """POST /v1/refunds for a payment intent: the whole amount received unless
+        `amount` says less; refused for a payment charged back or refunded already."""
+        intent_id = form.get("payment_intent")
+        intent = next((i for i in self.intents if i["id"] == intent_id), None)
+        if intent is None:
+            return 404, error(
+                "invalid_request_error",
+                "resource_missing",
+                f"No such payment_intent: '{intent_id}'",
+            )
+        charge = intent.get("latest_charge", f"ch_{intent_id}")
+        if intent_id in self.disputed:
+            return 400, error(
+                "invalid_request_error",
+                "charge_disputed",
+                f"Charge {charge} has been charged back; cannot issue a refund.",
+            )
+        refunded = sum(r["amount"] for r in self.refunds if r["payment_intent"] == intent_id)
+        left = int(intent["amount_received"]) - refunded
+        if left <= 0:
+            return 400, error(
+                "invalid_request_error",
+                "charge_already_refunded",
+                f"Charge {charge} has already been refunded.",
+            )
+        amount = int(form.get("amount", left))
+        if amount > left:
+            return 400, error(
+                "invalid_request_error",
+                "amount_too_large",
+                f"Refund amount ({amount}) is greater than unrefunded amount on charge ({left})",
+            )
+        refund = {
+            "id": f"re_{len(self.refunds) + 1}",
+            "object": "refund",
+            "amount": amount,
+            "currency": intent["currency"],
+            "charge": charge,
+            "payment_intent": intent_id,
+            "reason": form.get("reason"),
+            "status": "succeeded",
+            "metadata": _nested(form, "metadata"),
+        }
+        self.refunds.append(refund)
+        return 200, refund
 
 
 def error(kind, code, message):

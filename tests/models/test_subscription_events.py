@@ -24,7 +24,7 @@ from models.payments import (
 from models.referrals import claim_referral
 from models.tables import PaymentEvent, Subscription, User
 from tests.concurrency import at_once
-from tests.factories import make_user
+from tests.factories import make_subscription, make_user
 
 
 def subscribe(user, price="price_local_plus"):
@@ -174,10 +174,12 @@ def test_deletion_returns_to_free(user):
 
 
 def test_deletion_keeps_credits_while_another_subscription_is_live(user):
+    # Given a member whose old plan's deletion arrives while a pro subscription is live
+    # (one paid checkout at a time: the pro row stands for one made before)
     first = subscribe(user, "price_local_plus")
-    second = subscribe(user, "price_local_pro")
     apply_subscription_event("complete", first, user.id)
-    apply_subscription_event("complete", second, user.id)
+    make_subscription(user, plan="pro")
+    User.update(credit_balance=2000).where(User.id == user.id).execute()
     spend(user, 100)
     get_provider().cancel_subscription(first)
     apply_subscription_event("deleted", first)

@@ -70,9 +70,10 @@ def test_a_redelivered_subscription_event_is_recognised(client, stub_broker):
     assert first.status_code == again.status_code == 200
     assert again.get_json()["duplicate"] is True
     assert PaymentEvent.select().count() == 1
-    # Still unprocessed, so it is sent again: the first message may be the one lost.
+    # Queued once: a message Redis loses is sent again by the outbox's redrive, not by
+    # every redelivery (twenty deliveries queued twenty messages before)
     messages = take_messages(stub_broker, "billing")
-    assert [m["args"] for m in messages] == [[payload["id"]], [payload["id"]]]
+    assert [m["args"] for m in messages] == [[payload["id"]]]
 
 
 def completed(reservation_id="r-x", intent="pi_1", payment_status="paid", **extra):

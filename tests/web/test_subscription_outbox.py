@@ -82,14 +82,16 @@ def test_the_worker_applies_the_stored_event_and_marks_it_processed(
 
 
 def test_a_lost_message_and_a_redelivery_give_the_plan_and_credits_exactly_once(
-    client, stub_broker, stub_worker, referred_user
+    client, stub_broker, stub_worker, referred_user, redis_client
 ):
     """The worker is paused, Redis loses the queued message, the provider redelivers."""
     user, referrer = referred_user
     payload = completion_event(user)
     stub_worker.pause()
     deliver(client, payload)
-    stub_broker.flush_all()  # the message is gone, as after a Redis restart without data
+    # The message is gone, as after a Redis restart without data: the queue and every key
+    stub_broker.flush_all()
+    redis_client.flushdb()
 
     again = deliver(client, payload)
     assert again.status_code == 200

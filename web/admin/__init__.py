@@ -7,7 +7,9 @@ from flask import Blueprint, Flask, render_template
 
 from models import index_check
 from models.ads import SLOT_IDS, admin, reports
+from models.billing import duplicate_subscriptions_for_operator
 from models.errors import ValidationError
+from models.tables import User
 from web.api.operation import parse_query
 from web.api.schemas import ads, system
 from web.auth import require_admin_page
@@ -25,10 +27,15 @@ def index() -> str:
 
     queues = deadletters.status(broker) if hasattr(broker, "client") else []
     check = index_check.last_check()
+    duplicates = duplicate_subscriptions_for_operator()
+    members = sorted({d.reference_id for d in duplicates})
+    emails = dict(User.select(User.id, User.email).where(User.id.in_(members)).tuples())
     return render_template(
         "admin/index.html",
         queues=queues,
         index_check=system.IndexCheck.of(check).as_json() if check else None,
+        duplicates=duplicates,
+        emails=emails,
     )
 
 

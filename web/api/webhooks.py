@@ -88,9 +88,10 @@ def subscription_webhook():
     receipt = billing.receive_webhook_event(event, payload.decode("utf-8"))
     if receipt.pending:
         # Through the outbox, not workers.sending: the event is stored, so with the queue
-        # down it waits and the redrive sends it (README, Faults and recovery). Sent
-        # again on a redelivery too: the first message may be the one Redis lost.
-        outbox.send_event(billing.EVENT_ENDPOINT, event.id)
+        # down it waits and the redrive sends it (README, Faults and recovery). A
+        # redelivery sends it again only when Redis no longer holds its message (lost
+        # with the queue); twenty deliveries while it waits queue one message.
+        outbox.send_event(billing.EVENT_ENDPOINT, event.id, unless_queued=True)
     if not receipt.new:
         _outcome(SUBSCRIPTION, "duplicate")
         return jsonify(received=True, duplicate=True)

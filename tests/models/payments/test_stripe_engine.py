@@ -271,3 +271,154 @@ def test_expire_a_checkout_session(provider, fake):
 def test_a_complete_checkout_session_cannot_be_expired(provider, fake):
     with pytest.raises(PaymentRejected):
         provider.expire_checkout_session("cs_complete")
+
+
+# --- a member's second paid subscription: cancelled now, its payment refunded ----------
+
+
+def a_paid_second_subscription(fake, amount=980, payments=("pi_dup",)):
+    """Given the provider holds an active subscription whose first invoice was paid."""
+    fake.subscriptions["sub_dup"] = {
+        "id": "sub_dup",
+        "object": "subscription",
+        "customer": "cus_9",
+        "status": "active",
+        "latest_invoice": "in_dup",
+        "metadata": {"reference_id": "u-1"},
+        "items": {"data": []},
+    }
+    for n, intent in enumerate(payments, start=1):
+        fake.intents.append(
+            {
+                "id": intent,
+                "object": "payment_intent",
+                "amount_received": amount,
+                "currency": "jpy",
+                "created": 10,
+                "status": "succeeded",
+                "latest_charge": f"ch_{intent}",
+                "metadata": {},
+            }
+        )
+        fake.invoice_payments.append(
+            {
+                "id": f"inpay_{n}",
+                "object": "invoice_payment",
+                "invoice": "in_dup",
+                "amount_paid": amount,
+                "amount_requested": amount,
+                "currency": "jpy",
+                "is_default": n == 1,
+                "status": "paid",
+                "payment": {"type": "payment_intent", "payment_intent": intent},
+                "status_transitions": {"paid_at": 1_800_000_000, "canceled_at": None},
+            }
+        )
+
+
+def sent(fake, method, path):
+    return [r for r in fake.requests if r["method"] == method and r["path"] == path]
+
+
+def test_cancel_and_refund_sends_the_documented_requests(provider, fake):
+    a_paid_second_subscription(fake)
+    provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-sub_dup")
+    assert [(r["method"], r["path"]) for r in fake.requests] == [
+        ("GET", "/v1/subscriptions/sub_dup"),
+        ("DELETE", "/v1/subscriptions/sub_dup"),
+        ("GET", "/v1/invoice_payments"),
+        ("GET", "/v1/payment_intents/pi_dup"),
+        ("GET", "/v1/refunds"),
+        ("POST", "/v1/refunds"),
+    ]
+    cancel = fake.last("DELETE", "/v1/subscriptions/sub_dup")
+    # A DELETE carries its parameters in the query: ended now, no credit, no last invoice.
+    assert cancel["query"] == {"prorate": "false", "invoice_now": "false"}
+    assert cancel["form"] == {}
+    assert cancel["headers"]["Idempotency-Key"] == "duplicate-sub_dup-cancel"
+    listed = fake.last("GET", "/v1/invoice_payments")
+    assert listed["query"] == {"invoice": "in_dup", "status": "paid"}
+    refund = fake.last("POST", "/v1/refunds")
+    # What the intent still holds, as a duplicate: a repeat finds the refund and sends none
+    assert fake.last("GET", "/v1/refunds")["query"] == {"payment_intent": "pi_dup"}
+    assert refund["form"] == {
+        "payment_intent": "pi_dup",
+        "amount": "980",
+        "reason": "duplicate",
+        "metadata[duplicate_subscription]": "sub_dup",
+    }
+    assert refund["headers"]["Idempotency-Key"] == "duplicate-sub_dup-refund-pi_dup"
+
+
+def test_cancel_and_refund_refunds_the_paid_amount(provider, fake):
+    a_paid_second_subscription(fake, amount=2980)
+    refunded = provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-1")
+    assert refunded == 2980
+    assert [(r["payment_intent"], r["amount"]) for r in fake.refunds] == [("pi_dup", 2980)]
+    assert fake.subscriptions["sub_dup"]["status"] == "canceled"
+
+
+def test_every_paid_payment_of_the_invoice_is_refunded(provider, fake):
+    # given an invoice paid in two payments (the provider's partial payments)
+    a_paid_second_subscription(fake, amount=490, payments=("pi_first", "pi_second"))
+    refunded = provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-2")
+    assert refunded == 980
+    assert [r["payment_intent"] for r in fake.refunds] == ["pi_first", "pi_second"]
+    keys = [r["headers"]["Idempotency-Key"] for r in sent(fake, "POST", "/v1/refunds")]
+    assert keys == ["duplicate-2-refund-pi_first", "duplicate-2-refund-pi_second"]
+
+
+def test_a_subscription_with_nothing_paid_is_cancelled_and_refunds_nothing(provider, fake):
+    # given a subscription whose first invoice has no paid payment (a trial, a failed card)
+    a_paid_second_subscription(fake)
+    fake.invoice_payments[0]["status"] = "open"
+    assert provider.cancel_and_refund_subscription("sub_dup", idempotency_key="dup-3") == 0
+    assert fake.subscriptions["sub_dup"]["status"] == "canceled"
+    assert sent(fake, "POST", "/v1/refunds") == []
+
+
+def test_a_refund_the_provider_refuses_is_rejected(provider, fake):
+    # given the member charged the payment back: the provider refuses to refund it
+    a_paid_second_subscription(fake)
+    fake.disputed.add("pi_dup")
+    with pytest.raises(PaymentRejected, match="charged back") as refused:
+        provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-4")
+    # refused as made, not missing and not "try later": the operator settles it
+    assert type(refused.value) is PaymentRejected
+    assert fake.refunds == []
+
+
+def test_a_missing_subscription_is_not_found(provider, fake):
+    with pytest.raises(PaymentNotFound):
+        provider.cancel_and_refund_subscription("sub_gone", idempotency_key="duplicate-5")
+    assert sent(fake, "DELETE", "/v1/subscriptions/sub_gone") == []
+
+
+def test_a_repeat_cancels_and_refunds_nothing_more(provider, fake):
+    a_paid_second_subscription(fake)
+    first = provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-6")
+    # when it runs again (a redelivered message), within the provider's key lifetime
+    again = provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-6")
+    # then the cancelled subscription is not cancelled again and the refund is the first
+    assert first == again == 980
+    assert len(sent(fake, "DELETE", "/v1/subscriptions/sub_dup")) == 1
+    assert len(sent(fake, "POST", "/v1/refunds")) == 1  # the second run found it refunded
+    assert [r["amount"] for r in fake.refunds] == [980]
+
+
+def test_a_repeat_after_the_keys_were_pruned_refunds_nothing_more(provider, fake):
+    a_paid_second_subscription(fake)
+    provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-7")
+    fake.answers.clear()  # a day later
+    provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-7")
+    assert [r["amount"] for r in fake.refunds] == [980]
+
+
+def test_an_invoice_paid_by_a_bare_charge_is_left_for_the_operator(provider, fake):
+    # Given the duplicate's invoice paid by a charge, not a payment intent
+    a_paid_second_subscription(fake)
+    fake.invoice_payments[0]["payment"] = {"type": "charge", "charge": "ch_1"}
+    # Then nothing is refunded blindly and the refusal says why
+    with pytest.raises(PaymentRejected, match="refunded by hand"):
+        provider.cancel_and_refund_subscription("sub_dup", idempotency_key="duplicate-8")
+    assert fake.refunds == []
