@@ -165,7 +165,9 @@ def _history(reservation: AdReservation, now: datetime) -> None:
             event = _event_id("impression", reservation.id, day.isoformat(), number)
             record_impression(event, reservation.id, day.isoformat(), COUNTRY, at)
         for number in range(clicks):
-            render = uuid.UUID(_event_id("render", reservation.id, day.isoformat())).bytes[:12]
+            # One render per click: a view token's later clicks are repeats, not counted.
+            rendered = _event_id("render", reservation.id, day.isoformat(), number)
+            render = uuid.UUID(rendered).bytes[:12]
             token = view_tokens.make(reservation.id, reservation.position, render, moment)
             click = _event_id("click", reservation.id, day.isoformat(), number)
             record_click(click, reservation.id, COUNTRY, BROWSER, at, view_token=token)

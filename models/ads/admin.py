@@ -27,7 +27,8 @@ TIMELINE_MONTHS = 13  # the current month and 12 ahead
 
 @dataclass(frozen=True)
 class Figures:
-    """Impressions and clicks (bot clicks left out) over some span."""
+    """Impressions and clicks (bot clicks and repeats of a view token left out) over some
+    span."""
 
     impressions: int
     clicks: int
@@ -99,9 +100,9 @@ def tuples_of(query: ModelSelect[Any]) -> Iterable[tuple[Any, ...]]:
 
 def measurements(reservation_ids: list[str]) -> dict[str, Figures]:
     """reservation id -> (impressions, clicks) inside each reservation's contract period
-    (first day of start_month to last day of end_month, UTC), bot clicks left out, in
-    three grouped queries; so the totals equal the sum of the daily chart and the admin
-    report over the period. Bounds are text: dates and timestamps are fixed-width ISO
+    (first day of start_month to last day of end_month, UTC), bot clicks and repeats
+    left out, in four grouped queries; so the totals equal the sum of the daily chart
+    and the admin report over the period. Bounds are text: dates and timestamps are fixed-width ISO
     text, and '-31' is at or after the last day of any month."""
     if not reservation_ids:
         return {}
@@ -129,12 +130,17 @@ def measurements(reservation_ids: list[str]) -> dict[str, Figures]:
         )
         .group_by(AdReservation.id)
     )
-    # Bot clicks are counted apart and subtracted: filtering "is_bot = 0" would read every
-    # row, while the literal "is_bot = 1" (not a bound parameter) matches the partial index
-    # of bot clicks. Bots are counted first, so a click logged in between cannot make a
-    # count negative.
+    # Bot clicks and repeats (a view token's clicks after its first) are counted apart
+    # and subtracted: filtering "is_bot = 0" would read every row, while the literal
+    # "is_bot = 1" (not a bound parameter) matches the partial index of bot clicks, and
+    # "is_repeat = 1" that of repeats. A bot's click is never a repeat. They are counted
+    # first, so a click logged in between cannot make a count negative.
     bots: dict[str, Any] = dict(tuples_of(logged.where(SQL("is_bot = 1"))))
-    clicks = {rid: int(count) - int(bots.get(rid) or 0) for rid, count in tuples_of(logged)}
+    repeats: dict[str, Any] = dict(tuples_of(logged.where(SQL("is_repeat = 1"))))
+    clicks = {
+        rid: int(count) - int(bots.get(rid) or 0) - int(repeats.get(rid) or 0)
+        for rid, count in tuples_of(logged)
+    }
     return {
         rid: Figures(int(impressions.get(rid) or 0), clicks.get(rid, 0)) for rid in reservation_ids
     }

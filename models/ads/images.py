@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Protocol, TypedDict
 from urllib.parse import urlsplit
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import ExifTags, Image, ImageOps, UnidentifiedImageError
 
+from models.db import db, is_postgres, write_transaction
 from models.errors import DomainError, ValidationError
 from models.settings import get_settings
-from models.tables import AdImage
+from models.tables import AdImage, AdReservation
 
 MAX_BYTES = 500 * 1024
 MIN_SIZE = (640, 360)
@@ -31,8 +32,28 @@ FORMATS = {
     "WEBP": ("webp", "image/webp"),
 }
 URL_PREFIX = "/uploads/"
-# A small file can still claim huge dimensions; refuse before decoding pixels.
-MAX_PIXELS = 40_000_000
+# A 38-byte WebP can claim 6300 x 6300 px and take a gigabyte to decode and re-encode: the
+# size is read from the header and checked before any pixel is decoded. An ad is shown at
+# 1280 x 720 at most, so 4096 px a side and a 4K screen's pixels (3840 x 2160) in all are
+# ample; Pillow holds colour at 4 bytes a pixel and a 1-bit or palette image is
+# re-encoded in colour, so one decoded copy stays under DECODE_BUDGET (README, Direct
+# ads: purchase and review). Measured: the worst accepted file (a lossless WebP of that
+# many pixels) decodes in a fresh process in 0.1 s and about 140 MB at its peak.
+MAX_SIDE = 4096
+MAX_PIXELS = 3840 * 2160
+DECODED_BYTES_PER_PIXEL = 4
+DECODE_BUDGET = MAX_PIXELS * DECODED_BYTES_PER_PIXEL  # 32 MiB
+TOO_MANY_PIXELS = "the image has too many pixels"
+# Uploads a member has not put in any reservation: the newest are kept for the purchase
+# under way, older ones are removed as new ones come (README, Direct ads).
+KEEP_UNUSED = 20
+NOT_UPLOADED = "must be an image you uploaded to this service"
+# The first key of the PostgreSQL advisory lock on a member's uploads (the second is the
+# member id's hash); any constant not used by another lock.
+UPLOADS_LOCK = 0x0AD1A6E5
+# Pillow's own guard, behind the check above: the only images this service opens are
+# uploads and its own drawings.
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
 
 class ImageTooLarge(DomainError):
@@ -47,6 +68,8 @@ class ImageStorage(Protocol):
     def exists(self, name: str) -> bool: ...
 
     def path(self, name: str) -> Path: ...
+
+    def delete(self, name: str) -> None: ...
 
 
 class LocalImageStorage:
@@ -66,6 +89,10 @@ class LocalImageStorage:
 
     def path(self, name: str) -> Path:
         return self.folder / name
+
+    def delete(self, name: str) -> None:
+        if STORED_NAME.fullmatch(name):
+            (self.folder / name).unlink(missing_ok=True)
 
 
 # What store_ad_image names a file: 24 random bytes, URL-safe base64, and the format.
@@ -94,25 +121,33 @@ class StoredImage:
     recommendations: list[Recommendation]
 
 
+def decoded_size_problem(width: int, height: int) -> str | None:
+    """Why an image of this size is not decoded at all, or None. Any mode counts at
+    DECODED_BYTES_PER_PIXEL: what the re-encoding may make of a 1-bit or palette image."""
+    if width > MAX_SIDE or height > MAX_SIDE:
+        return TOO_MANY_PIXELS
+    if width * height * DECODED_BYTES_PER_PIXEL > DECODE_BUDGET:
+        return TOO_MANY_PIXELS
+    return None
+
+
 def _decode(data: bytes) -> tuple[Image.Image, str]:
-    """The decoded image and its format, one of FORMATS."""
+    """The decoded image and its format, one of FORMATS. Image.open reads the header
+    only; the size it claims is judged before verify() or load() touch the pixels."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
             probe = Image.open(io.BytesIO(data))
-            if probe.width * probe.height > MAX_PIXELS:
-                raise ValidationError(fields={"file": "the image has too many pixels"})
+            problem = decoded_size_problem(probe.width, probe.height)
+            if problem:
+                raise ValidationError(fields={"file": problem})
             probe.verify()
             image = Image.open(io.BytesIO(data))
             image.load()
-        except (
-            UnidentifiedImageError,
-            OSError,
-            SyntaxError,
-            ValueError,
-            Image.DecompressionBombError,
-            Image.DecompressionBombWarning,
-        ):
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+            # Pillow's guard (MAX_IMAGE_PIXELS) can speak first, from Image.open.
+            raise ValidationError(fields={"file": TOO_MANY_PIXELS}) from None
+        except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
             raise ValidationError(fields={"file": "not a readable image"}) from None
     if image.format == "MPO":
         # Phones write JPEGs with extra frames (depth, gain maps): keep the photo.
@@ -128,7 +163,8 @@ def _reencode(image: Image.Image) -> bytes:
     EXIF orientation is applied first so the picture still shows the right way up."""
     source_format = image.format
     transparency = image.info.get("transparency")
-    image = ImageOps.exif_transpose(image)
+    # In place: the image is this upload's own, and a copy would double the memory.
+    ImageOps.exif_transpose(image, in_place=True)
     # Pillow's writers copy some of `info` (a JPEG comment, ICC and XMP data) into the
     # new file: start from none of it. Transparency is pixels, not metadata: kept.
     image.info = {}
@@ -156,6 +192,14 @@ def _reencode(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
+def _shown_size(image: Image.Image) -> tuple[int, int]:
+    """Width and height once the EXIF orientation is applied (5 to 8 turn the picture a
+    quarter), read from the tag rather than from a turned copy of the pixels."""
+    orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
+    width, height = image.size
+    return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+
+
 def recommendations(width: int, height: int) -> list[Recommendation]:
     notes: list[Recommendation] = []
     if width * 9 != height * 16:
@@ -172,16 +216,26 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
         raise ValidationError(fields={"file": "required"})
     image, source_format = _decode(data)
     # The size people will see: after the EXIF orientation is applied.
-    width, height = ImageOps.exif_transpose(image).size
+    width, height = _shown_size(image)
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
         raise ValidationError(fields={"file": "at least 640 x 360 px"})
     extension, _ = FORMATS[source_format]
     encoded = _reencode(image)
     name = f"{secrets.token_urlsafe(24)}.{extension}"
     storage().save(name, encoded)
-    AdImage.create(
-        name=name, user=user_id, format=extension, width=width, height=height, bytes=len(encoded)
-    )
+    with write_transaction():
+        _lock_uploads(user_id)
+        AdImage.create(
+            name=name,
+            user=user_id,
+            format=extension,
+            width=width,
+            height=height,
+            bytes=len(encoded),
+        )
+        removed = _forget_unused(user_id, keep=name)
+    for old in removed:  # after the commit: a file is gone only once its row is
+        storage().delete(old)
     return StoredImage(
         name=name,
         url=f"{get_settings().public_base_url}{URL_PREFIX}{name}",
@@ -191,6 +245,56 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
         bytes=len(encoded),
         recommendations=recommendations(width, height),
     )
+
+
+def _name_in(url: str) -> str | None:
+    """The upload name a URL of ours points at, whatever base it was given with."""
+    parts = urlsplit(url.strip())
+    if not parts.path.startswith(URL_PREFIX) or parts.query or parts.fragment:
+        return None
+    return parts.path[len(URL_PREFIX) :]
+
+
+def _lock_uploads(user_id: str) -> None:
+    """Until the transaction ends, the member's uploads are this transaction's to change:
+    a lock on the member on PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the only
+    write lock). Uploads at once, and a reservation placed on an upload, take turns with
+    the removal of unused uploads; each reads what the ones before it committed."""
+    if is_postgres():
+        db.execute_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (UPLOADS_LOCK, user_id))
+
+
+def _forget_unused(user_id: str, keep: str) -> list[str]:
+    """Inside the upload's write transaction, under _lock_uploads: remove the rows of
+    the member's unused uploads beyond the newest KEEP_UNUSED (`keep`, the new one,
+    always stays); returns their names, whose files go once this commits."""
+    names = [
+        row.name
+        for row in AdImage.select(AdImage.name)
+        .where(AdImage.user == user_id)
+        .order_by(AdImage.created_at.desc(), AdImage.name)
+    ]
+    used = {
+        _name_in(row.image_url)
+        for row in AdReservation.select(AdReservation.image_url).where(
+            AdReservation.user == user_id
+        )
+    }
+    unused = [n for n in names if n not in used and n != keep]
+    removed = unused[KEEP_UNUSED - 1 :]
+    if removed:
+        AdImage.delete().where(AdImage.name.in_(removed)).execute()
+    return removed
+
+
+def hold_uploaded_image(url: str, user_id: str) -> None:
+    """Inside a reservation's write transaction: the image is still the member's upload,
+    and is not removed before the transaction ends."""
+    _lock_uploads(user_id)
+    name = _name_in(url)
+    held = AdImage.select().where((AdImage.name == name) & (AdImage.user == user_id)).exists()
+    if name is None or not held:
+        raise ValidationError(fields={"image_url": NOT_UPLOADED})
 
 
 def uploaded_image(url: object, user_id: str) -> AdImage | None:

@@ -13,13 +13,14 @@ from typing import NamedTuple
 
 import redis
 from crawleruseragents import is_crawler
+from peewee import SQL
 
 from models import redis_client
 from models.ads.delivery import active_reservations
 from models.ads.months import month_of
 from models.clock import iso, now_iso, utcnow
 from models.countries import usable_country
-from models.db import db, write_transaction
+from models.db import db, is_postgres, write_transaction
 from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent, AdReservation
 
 # The spec's patterns, on top of the maintained list.
@@ -29,6 +30,9 @@ EVENT_KEEP = timedelta(days=7)
 SEEN_SECONDS = 31 * 60
 SEEN_KEY = "subsearch:ads:seen:"
 UNKNOWN_COUNTRY = "unknown"
+# The first key of the PostgreSQL advisory lock held while a click's view token is judged
+# (the second is the token's hash); any constant not used by another lock.
+CLICK_TOKEN_LOCK = 0x0AD0C11C
 
 
 @lru_cache(maxsize=4096)
@@ -104,16 +108,44 @@ def record_click(
 ) -> bool:
     """Insert the click under its own id, with the view token it carried if that was
     genuine and whether a bot made it (kept, but left out of the reports' figures); a
-    second delivery of the same click inserts nothing. Returns whether a row was added."""
-    query = AdClickLog.insert(
-        id=click_id,
-        ad_reservation=reservation_id,
-        country=country,
-        user_agent=(user_agent or None) and user_agent[:512],
-        created_at=at,
-        view_token=view_token,
-        is_bot=is_bot,
-    ).on_conflict_ignore()
+    second delivery of the same click inserts nothing. Returns whether a row was added.
+
+    A view token counts one verified click: a human click whose token an earlier human
+    click carried is kept as a repeat, left out of the figures. Whether one came before
+    is decided in one transaction that holds the token (the write lock on SQLite, a
+    lock on the token's hash on PostgreSQL), so clicks at once cannot all be first."""
+    values: dict[str, object] = {
+        "id": click_id,
+        "ad_reservation": reservation_id,
+        "country": country,
+        "user_agent": (user_agent or None) and user_agent[:512],
+        "created_at": at,
+        "view_token": view_token,
+        "is_bot": is_bot,
+    }
+    if view_token is None or is_bot:
+        return _insert_click(values, is_repeat=False)
+    with write_transaction():
+        if is_postgres():
+            db.execute_sql(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (CLICK_TOKEN_LOCK, f"{reservation_id}:{view_token}"),
+            )
+        earlier = (
+            AdClickLog.select(SQL("1"))
+            .where(
+                (AdClickLog.ad_reservation == reservation_id)
+                & (AdClickLog.view_token == view_token)
+                & (AdClickLog.is_bot == False)  # noqa: E712 (SQL, not Python)
+            )
+            .exists()
+        )
+        # A redelivered click finds itself here, and then inserts nothing anyway.
+        return _insert_click(values, is_repeat=earlier)
+
+
+def _insert_click(values: dict[str, object], is_repeat: bool) -> bool:
+    query = AdClickLog.insert(**values, is_repeat=is_repeat).on_conflict_ignore()
     inserted: int = db.execute(query).rowcount
     return inserted == 1
 

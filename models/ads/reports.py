@@ -63,6 +63,8 @@ class ReportRow:
     figures: Figures
     unverified_clicks: int
     bot_clicks: int
+    # Clicks with a view token an earlier click carried: out of the figures, shown apart.
+    repeat_clicks: int = 0
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class ReportTotals:
     figures: Figures
     unverified_clicks: int
     bot_clicks: int
+    repeat_clicks: int = 0
 
 
 @dataclass(frozen=True)
@@ -172,17 +175,40 @@ def _daily_bot_clicks(
     }
 
 
-def _without_bots(logged: Daily, bots: dict[tuple[str, str], tuple[int, int]]) -> Daily:
-    return {key: count - bots.get(key, (0, 0))[0] for key, count in logged.items()}
+def _daily_repeat_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
+    """(reservation id, date) -> repeats (human clicks whose view token an earlier click
+    carried), over the same range: kept in the log, out of every figure, subtracted as
+    bot clicks are. The literal "is_repeat = 1" matches the partial index of repeats."""
+    day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
+    query = (
+        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")))
+        .where(
+            (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
+            & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")
+            & SQL("is_repeat = 1")
+        )
+        .group_by(AdClickLog.ad_reservation, day)
+    )
+    if reservation_ids is not None:
+        query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
+    return {(rid, when): int(total) for rid, when, total in tuples_of(query)}
+
+
+def _counted(logged: Daily, bots: dict[tuple[str, str], tuple[int, int]], repeats: Daily) -> Daily:
+    """Logged clicks without the bots' and the repeats (a bot's click is never a repeat)."""
+    return {
+        key: count - bots.get(key, (0, 0))[0] - repeats.get(key, 0) for key, count in logged.items()
+    }
 
 
 def _daily_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
-    """(reservation id, date) -> clicks, bots left out, with created_at from start
-    00:00:00.000 to end 23:59:59.999 UTC."""
-    # Bots first: a click logged between the two queries can then only add, never make a
-    # count negative.
+    """(reservation id, date) -> clicks, bots and repeats left out, with created_at from
+    start 00:00:00.000 to end 23:59:59.999 UTC."""
+    # Bots and repeats first: a click logged between the queries can then only add,
+    # never make a count negative.
     bots = _daily_bot_clicks(reservation_ids, start, end)
-    return _without_bots(_daily_logged_clicks(reservation_ids, start, end), bots)
+    repeats = _daily_repeat_clicks(reservation_ids, start, end)
+    return _counted(_daily_logged_clicks(reservation_ids, start, end), bots, repeats)
 
 
 def _unverified_clicks(reservation_ids: list[str], start: str, end: str) -> dict[str, int]:
@@ -308,23 +334,27 @@ def admin_report(start: date, end: date) -> Report:
     the range's months; (b) impressions with date in range; (c) clicks from the start
     date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
     (e) a daily trend, ascending, of dates with any impression or click. Bot clicks are
-    left out of (c), of CTR and of the trend, and shown apart. Each row and the totals
-    also carry the unverified clicks: those of (c) without a genuine view token."""
+    left out of (c), of CTR and of the trend, and shown apart, as are repeats (clicks
+    with a view token an earlier click carried: a token counts once). Each row and the
+    totals also carry the unverified clicks: those of (c) without a genuine view token."""
     reservations = _overlapping(start, end)
     ids = [r.id for r in reservations]
     day_from, day_to = start.isoformat(), end.isoformat()
     impressions = _daily_impressions(ids, day_from, day_to) if ids else {}
-    # Bots first, as in _daily_clicks.
+    # Bots and repeats first, as in _daily_clicks.
     bots = _daily_bot_clicks(ids, day_from, day_to) if ids else {}
-    clicks = _without_bots(_daily_logged_clicks(ids, day_from, day_to) if ids else {}, bots)
+    repeats = _daily_repeat_clicks(ids, day_from, day_to) if ids else {}
+    logged = _daily_logged_clicks(ids, day_from, day_to) if ids else {}
+    clicks = _counted(logged, bots, repeats)
     unverified, bot_clicks = _apart(ids, day_from, day_to, bots)
-    seen, clicked = _sums(impressions, 0), _sums(clicks, 0)
+    seen, clicked, repeated = _sums(impressions, 0), _sums(clicks, 0), _sums(repeats, 0)
     rows = [
         ReportRow(
             r,
             Figures(seen.get(r.id, 0), clicked.get(r.id, 0)),
             unverified.get(r.id, 0),
             bot_clicks.get(r.id, 0),
+            repeated.get(r.id, 0),
         )
         for r in reservations
     ]
@@ -334,5 +364,6 @@ def admin_report(start: date, end: date) -> Report:
         ),
         sum(row.unverified_clicks for row in rows),
         sum(row.bot_clicks for row in rows),
+        sum(row.repeat_clicks for row in rows),
     )
     return Report(start, end, rows, totals, _trend(_sums(impressions, 1), _sums(clicks, 1)))

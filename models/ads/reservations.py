@@ -14,7 +14,7 @@ from peewee import JOIN, Case, IntegrityError
 from models.ads import MAX_MONTHS, delivery_cache
 from models.ads.checkout import close_checkout, mark_paid
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
-from models.ads.images import uploaded_image
+from models.ads.images import NOT_UPLOADED, hold_uploaded_image, uploaded_image
 from models.ads.inventory import (
     fetch_ad_price,
     get_occupied_positions,
@@ -144,7 +144,7 @@ def _start_problem(start: str, now: datetime) -> str | None:
 
 def _image_problem(image_url: str, user_id: str) -> str | None:
     if uploaded_image(image_url, user_id) is None:
-        return "must be an image you uploaded to this service"
+        return NOT_UPLOADED
     return None
 
 
@@ -199,6 +199,8 @@ def _profile_for(user_id: str, order: Order) -> AdvertiserProfile:
 
 def _place(user_id: str, order: Order) -> AdReservation:
     with write_transaction():
+        # Checked again under the lock: unused uploads are removed as new ones come.
+        hold_uploaded_image(order.image_url, user_id)
         profile = _profile_for(user_id, order)
         _lock_inventory(order.slot, order.country)
         occupied = get_occupied_positions(

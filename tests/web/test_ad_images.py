@@ -7,11 +7,14 @@ from __future__ import annotations
 import io
 import random
 import re
+import struct
+import time
+import zlib
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 import pytest
-from PIL import Image, PngImagePlugin
+from PIL import Image, ImageFile, PngImagePlugin
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
@@ -548,3 +551,82 @@ def test_the_same_bytes_twice_get_two_unguessable_names(client, user, settings):
         assert "same" not in stem
         assert (Path(settings.upload_dir) / name).is_file()
     assert AdImage.select().count() == 2
+
+
+# --- decoded size is bounded before decoding (issue 26, finding 2) ---------------------------
+
+# A lossless WebP of 6300 x 6300 white pixels: 38 bytes that decode to ~160 MB.
+WEBP_6300 = bytes.fromhex(
+    "524946461e000000574542505650384c110000002f9bd8260607d0fffef7bfff8188e87f0000"
+)
+
+
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def one_bit_png(width: int, height: int) -> bytes:
+    """A white 1-bit greyscale PNG, made without holding its pixels: ~15 KB at 6300 x 6300."""
+    row = b"\x00" + b"\xff" * ((width + 7) // 8)
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + png_chunk(b"IHDR", header)
+        + png_chunk(b"IDAT", zlib.compress(row * height, 9))
+        + png_chunk(b"IEND", b"")
+    )
+
+
+@pytest.fixture
+def decodes(monkeypatch):
+    """Every time Pillow decodes pixels (loads an image), counted."""
+    calls = []
+    original = ImageFile.ImageFile.load
+
+    def load(self):
+        calls.append(self.size)
+        return original(self)
+
+    monkeypatch.setattr(ImageFile.ImageFile, "load", load)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "data",
+    [WEBP_6300, one_bit_png(6300, 6300)],
+    ids=["38-byte lossless webp", "15 KB 1-bit png"],
+)
+def test_a_small_file_of_6300x6300_px_is_refused_without_being_decoded(
+    client, user, settings, decodes, data
+):
+    # Given a tiny file whose header claims 6300 x 6300 px (about 160 MB once decoded)
+    assert len(data) < 20_000
+    kept = upload_dir_listing(settings)
+    # When it is uploaded
+    started = time.monotonic()
+    response = post_file(client, data)
+    # Then it is refused at once, saying why, its pixels never decoded, and nothing kept
+    assert time.monotonic() - started < 1
+    assert response.status_code == 400
+    assert field_error(response) == {"file": "the image has too many pixels"}
+    assert decodes == []
+    assert upload_dir_listing(settings) == kept and AdImage.select().count() == 0
+
+
+@pytest.mark.parametrize("size", [(4097, 720), (1280, 4097)])
+def test_a_side_over_4096_px_is_refused(client, user, decodes, size):
+    response = post_file(client, one_bit_png(*size))
+    assert field_error(response) == {"file": "the image has too many pixels"}
+    assert decodes == []
+
+
+def test_an_image_of_a_4k_screens_pixels_is_accepted(client, user):
+    response = post_file(client, one_bit_png(3840, 2160))
+    assert response.status_code == 201
+    assert (response.get_json()["width"], response.get_json()["height"]) == (3840, 2160)
+
+
+def test_more_pixels_than_a_4k_screen_are_refused_though_each_side_fits(client, user, decodes):
+    response = post_file(client, one_bit_png(4096, 4096))
+    assert field_error(response) == {"file": "the image has too many pixels"}
+    assert decodes == []

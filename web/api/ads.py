@@ -58,7 +58,7 @@ def edit_ad_profile(path: ads.ProfilePath, body: ads.ProfilePatch) -> HttpRespon
 
 @bp.post("/uploads/ad-image")
 @operation(
-    "Upload an ad image (multipart part `file`, at most 500 KB)",
+    "Upload an ad image (multipart part `file`, at most 500 KB and 4096 px a side)",
     auth=MEMBER,
     body_kind=MULTIPART,
     responses={201: ads.UploadedImage},

@@ -302,3 +302,34 @@ def test_a_url_over_2048_characters_is_refused():
 @pytest.mark.parametrize("url", [None, "", "   ", 42])
 def test_a_missing_url_is_required(url):
     assert redirect_url_problem(url) == "required"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://user:pw@evil.example/",
+        "https://user@evil.example/",
+        "https://:pw@evil.example/",
+        "https://good.example@evil.example/",  # reads as good.example, goes to evil.example
+        "https://good.example%40evil.example@evil.example/",
+    ],
+)
+def test_a_url_with_a_user_name_or_password_is_refused(url):
+    assert redirect_url_problem(url) == "must not contain a user name or password"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example\\@good.example",  # browsers go to evil.example
+        "https://good.example\\evil",
+        "https://good.example/path\\x",
+        "https:\\\\evil.example/",
+    ],
+)
+def test_a_url_with_a_backslash_is_refused(url):
+    assert redirect_url_problem(url) == "must not contain a backslash"
+
+
+def test_an_at_sign_in_the_path_or_the_query_is_no_user_name():
+    assert redirect_url_problem("https://example.com/@shop?ref=a@b") is None
