@@ -66,10 +66,30 @@ HOLD_RELEASES = Counter(
     "Unpaid ad reservations removed, freeing their position, by what released them.",
     ["source"],
 )
+SUBSCRIPTION_PROBLEMS = Counter(
+    "subsearch_subscription_problems",
+    "Subscription events that could not be applied as sent: `unknown_subscription` (the "
+    "provider or this service knows no such subscription or owner; applied once, not "
+    "retried), `duplicate_refunded` (a member's second paid subscription, cancelled and "
+    "refunded), `duplicate_needs_operator` (one the provider could not refund).",
+    ["kind"],
+)
 MONTHLY_RESETS = Counter(
     "subsearch_monthly_reset_runs",
     "Monthly credit reset messages by outcome (ran, or already_ran for the month).",
     ["outcome"],
+)
+RATE_LIMITED = Counter(
+    "subsearch_rate_limited_requests",
+    "Calls refused with 429 by a rate limit (web/limits.py), by route template.",
+    ["route"],
+)
+INVALID_BEACONS = Counter(
+    "subsearch_invalid_beacons",
+    "Impression beacons that counted nothing, by reason: `forged` (missing, malformed or "
+    "another ad's token), `expired`, `replayed`, or `flood` (answered unchecked: its "
+    "address sent more invalid ones than RATE_LIMIT_INVALID_BEACONS allows).",
+    ["reason"],
 )
 
 

@@ -15,6 +15,7 @@ from typing import overload
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
+from limits import parse_many
 
 ENVIRONMENTS = ("development", "test", "production")
 LOG_FORMATS = ("json", "text")
@@ -83,6 +84,19 @@ def _absolute(path: str) -> str:
     return str(Path(path).expanduser().absolute())
 
 
+def _rate(env: Mapping[str, str], name: str, default: str) -> str:
+    """A rate limit in the `limits` notation: one or more `N/period`, separated by `;`
+    (`60/minute;1200/hour`). Checked here, so a typo stops the start, not a request."""
+    value = _text(env, name, default)
+    try:
+        parse_many(value)
+    except ValueError:
+        raise ConfigError(
+            f"{name} must be limits such as 60/minute;1200/hour (got {value!r})"
+        ) from None
+    return value
+
+
 def _dev_default_country(env: Mapping[str, str], app_env: str) -> str | None:
     """DEV_DEFAULT_COUNTRY (default JP): the country of a development request without
     Edge-IPCountry. Ignored outside development: the edge always sends the header."""
@@ -105,6 +119,9 @@ class Settings:
     search_api_key: str | None = None
     search_master_key: str | None = None
     search_path: str = "var/search.db"
+    # SEARCH_TIME_BUDGET_MS: what one search may take on either engine before it is
+    # stopped (503 search_busy); models.search.base.DEFAULT_TIME_BUDGET_MS.
+    search_time_budget_ms: int = 1000
     payment_backend: str = "local"
     payment_api_key: str | None = None
     payment_api_base: str | None = None
@@ -130,6 +147,24 @@ class Settings:
     dev_default_country: str | None = None
     metrics_token: str | None = None  # GET /metrics answers only with it (unset: 404)
     log_format: str = "text"  # LOG_FORMAT: json or text lines on standard error
+    # Rate limits (web/limits.py; README, Operating): per signed-in user, else per client
+    # address; each the `limits` notation. The defaults are above what a person using
+    # the site by hand, however fast, ever sends.
+    rate_limits_enabled: bool = True
+    rate_limit_search: str = "60/minute;1200/hour"
+    rate_limit_unlock: str = "20/minute;300/hour"
+    rate_limit_referral_claim: str = "5/minute;30/day"
+    rate_limit_upload: str = "20/minute;200/hour"
+    rate_limit_ad_profiles: str = "20/minute;200/hour"
+    rate_limit_reservations: str = "20/minute;200/hour"
+    rate_limit_billing: str = "10/minute;100/hour"
+    rate_limit_sign_in: str = "30/minute;300/hour"
+    # Invalid impression beacons (bad, expired or replayed view tokens) from one address;
+    # past it they are answered at once, checked no further.
+    rate_limit_invalid_beacons: str = "30/minute"
+    # Proxies in front of the web process whose X-Forwarded-For is trusted (0: none; the
+    # address of the connection is the client's).
+    trusted_proxy_hops: int = 0
 
     @property
     def is_production(self) -> bool:
@@ -173,6 +208,7 @@ def load_settings(
         search_api_key=_text(env, "SEARCH_API_KEY"),
         search_master_key=_text(env, "SEARCH_MASTER_KEY"),
         search_path=_absolute(_text(env, "SEARCH_EMBEDDED_PATH", "var/search.db")),
+        search_time_budget_ms=_int(env, "SEARCH_TIME_BUDGET_MS", 1000, minimum=10),
         payment_backend=_choice(
             env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
         ),
@@ -200,6 +236,25 @@ def load_settings(
         dev_default_country=_dev_default_country(env, app_env),
         metrics_token=_text(env, "METRICS_TOKEN"),
         log_format=_choice(env, "LOG_FORMAT", "json" if production else "text", LOG_FORMATS),
+        rate_limits_enabled=_flag(env, "RATE_LIMITS_ENABLED", True),
+        rate_limit_search=_rate(env, "RATE_LIMIT_SEARCH", Settings.rate_limit_search),
+        rate_limit_unlock=_rate(env, "RATE_LIMIT_UNLOCK", Settings.rate_limit_unlock),
+        rate_limit_referral_claim=_rate(
+            env, "RATE_LIMIT_REFERRAL_CLAIM", Settings.rate_limit_referral_claim
+        ),
+        rate_limit_upload=_rate(env, "RATE_LIMIT_UPLOAD", Settings.rate_limit_upload),
+        rate_limit_ad_profiles=_rate(
+            env, "RATE_LIMIT_AD_PROFILES", Settings.rate_limit_ad_profiles
+        ),
+        rate_limit_reservations=_rate(
+            env, "RATE_LIMIT_RESERVATIONS", Settings.rate_limit_reservations
+        ),
+        rate_limit_billing=_rate(env, "RATE_LIMIT_BILLING", Settings.rate_limit_billing),
+        rate_limit_sign_in=_rate(env, "RATE_LIMIT_SIGN_IN", Settings.rate_limit_sign_in),
+        rate_limit_invalid_beacons=_rate(
+            env, "RATE_LIMIT_INVALID_BEACONS", Settings.rate_limit_invalid_beacons
+        ),
+        trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0, minimum=0),
     )
     if not settings.support_email:
         host = urlsplit(settings.public_base_url).hostname or "localhost"

@@ -361,6 +361,9 @@ class AdClickLog(BaseModel):
     view_token = TextField(null=True)
     # A bot's click: kept in the log, left out of clicks and CTR in reports.
     is_bot = IntBooleanField(default=False)
+    # A human click whose view token an earlier human click already carried: kept in the
+    # log, left out of clicks and CTR in reports (a token counts once).
+    is_repeat = IntBooleanField(default=False)
 
     class Meta:
         table_name = "ad_click_logs"
@@ -388,6 +391,39 @@ class BatchRun(BaseModel):
     class Meta:
         table_name = "batch_runs"
         primary_key = CompositeKey("name", "period")
+
+
+class SubscriptionCheckout(BaseModel):
+    """The plan checkout a member has open or being paid: one row per member, claimed by
+    one conditional statement, so two checkouts cannot be opened at once (models/billing.py)."""
+
+    user = ForeignKeyField(User, column_name="user_id", primary_key=True)
+    user_id: ClassVar[Field[str]]
+    token = TextField()  # this claim's; the provider's idempotency key
+    plan = TextField()
+    session_id = TextField(null=True)  # the provider's checkout, once created
+    expires_at = TextField()
+    created_at = created()
+
+    class Meta:
+        table_name = "subscription_checkouts"
+
+
+class DuplicateSubscription(BaseModel):
+    """A member's second paid subscription: cancelled and refunded through the provider
+    (`refunded`), or left for the operator (`needs_operator`) when that failed."""
+
+    payment_subscription_id = TextField(primary_key=True)
+    reference_id = TextField()
+    kept_subscription_id = TextField()
+    plan = TextField()
+    status = TextField()  # cancelling, refunded, needs_operator
+    detail = TextField(null=True)
+    created_at = created()
+    updated_at = created()
+
+    class Meta:
+        table_name = "duplicate_subscriptions"
 
 
 class SubscriptionRefill(BaseModel):
@@ -536,6 +572,8 @@ ALL_MODELS = [
     AdImpressionDaily,
     BatchRun,
     SubscriptionRefill,
+    SubscriptionCheckout,
+    DuplicateSubscription,
     AdImage,
     AdInventoryLock,
     AdCheckout,

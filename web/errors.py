@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import jsonify, render_template, request
+from flask import jsonify, make_response, render_template, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from flask_wtf.csrf import CSRFError
@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from models.errors import DomainError, ValidationError
 from models.payments import PaymentError, PaymentUnavailable
-from models.search import IndexNotReady, SearchError
+from models.search import IndexNotReady, SearchBusy, SearchError
 from web.i18n import ERROR_CODES
 
 log = logging.getLogger(__name__)
@@ -21,6 +21,11 @@ log = logging.getLogger(__name__)
 INDEX_NOT_READY = (
     "The search index is not set up for this version: the operator runs"
     " `subsearch db upgrade`, then `subsearch search reindex`."
+)
+
+SEARCH_BUSY = (
+    "The search took longer than it may and was stopped; try again in a few seconds,"
+    " or with more or longer words."
 )
 
 CODES = {
@@ -45,6 +50,7 @@ MESSAGES = {
     405: "This method is not allowed here.",
     413: "The request body is too large.",
     415: "Send the body as application/json.",
+    429: "Too many requests; try again later.",
     500: "Something went wrong on our side.",
 }
 
@@ -129,6 +135,15 @@ def handle_payment_error(error: PaymentError):
 
 def handle_search_error(error: SearchError):
     log.warning("search engine: %s", error)
+    if isinstance(error, SearchBusy):
+        # This search ran past its time budget and was stopped: the reader may retry.
+        if wants_json():
+            body, status = error_response(503, "search_busy", SEARCH_BUSY)
+        else:
+            page, status = _page(503, _("Search is busy right now; try again in a few seconds."))
+            body = make_response(page)
+        body.headers["Retry-After"] = str(error.retry_after)
+        return body, status
     if isinstance(error, IndexNotReady):
         # The operator's to fix, not the reader's: said to both, naming the commands.
         if wants_json():

@@ -252,6 +252,7 @@ ERROR_CODES = {
     "internal_error": lazy_gettext("Something went wrong on our side."),
     "unavailable": lazy_gettext("The service is busy. Try again in a moment."),
     "search_unavailable": lazy_gettext("Search is being set up; try again later."),
+    "search_busy": lazy_gettext("Search is busy right now; try again in a few seconds."),
     "insufficient_credits": lazy_gettext("You do not have enough credits."),
     "no_subtitles": lazy_gettext("The subtitles of this video are not ready yet."),
     "unknown_code": lazy_gettext("No user has this referral code."),
@@ -262,6 +263,10 @@ ERROR_CODES = {
     ),
     "already_subscribed": lazy_gettext(
         "Referral codes can only be used before subscribing to a paid plan."
+    ),
+    "checkout_open": lazy_gettext(
+        "A plan checkout is already open or being paid; finish or cancel it, or wait until"
+        " it expires."
     ),
     "slot_full": lazy_gettext("All four positions of this slot are taken for that period."),
     "not_paid": lazy_gettext("The reservation has not been paid yet."),
@@ -323,6 +328,14 @@ PROBLEMS = [
     (r"the image has too many pixels", lazy_gettext("the image has too many pixels")),
     (r"at least 640 x 360 px", lazy_gettext("at least 640 x 360 px")),
     (r"an ISO 3166-1 alpha-2 country code", lazy_gettext("not a country")),
+    (r"not a valid URL", lazy_gettext("not a valid URL")),
+    (r"must start with http:// or https://", lazy_gettext("must start with http:// or https://")),
+    (
+        r"must not contain a user name or password",
+        lazy_gettext("must not contain a user name or password"),
+    ),
+    (r"must not contain a backslash", lazy_gettext("must not contain a backslash")),
+    (r"must name a host", lazy_gettext("must name a host")),
 ]
 
 
