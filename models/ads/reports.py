@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from peewee import SQL, Case, fn
 
@@ -130,22 +131,34 @@ def _daily_impressions(reservation_ids: list[str] | None, start: str, end: str) 
     return {(rid, day): int(total) for rid, day, total in tuples_of(query)}
 
 
-def _daily_logged_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
-    """(reservation id, date) -> logged clicks, bots included, with created_at from start
-    00:00:00.000 to end 23:59:59.999 UTC."""
+def _clicks_by_day(
+    reservation_ids: list[str] | None, start: str, end: str, *columns: Any, only: str = ""
+) -> Any:
+    """Click logs grouped by (reservation, date of created_at) from start 00:00:00.000 to
+    end 23:59:59.999 UTC, selecting count(*) and `columns`; `only` is a literal SQL
+    condition ("is_bot = 1"): a literal lets SQLite use the partial index of those rows,
+    a bound parameter would not match it."""
     day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
-    query = (
-        # count(*), not count(id): the (reservation, created_at) index then covers it.
-        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")))
-        .where(
-            (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
-            & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")
-        )
+    where = (AdClickLog.created_at >= f"{start}T00:00:00.000Z") & (
+        AdClickLog.created_at <= f"{end}T23:59:59.999Z"
+    )
+    if only:
+        where &= SQL(only)
+    if reservation_ids is not None:
+        where &= AdClickLog.ad_reservation.in_(reservation_ids)
+    # count(*), not count(id): the (reservation, created_at) index then covers it.
+    return tuples_of(
+        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")), *columns)
+        .where(where)
         .group_by(AdClickLog.ad_reservation, day)
     )
-    if reservation_ids is not None:
-        query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
-    return {(rid, when): int(total) for rid, when, total in tuples_of(query)}
+
+
+def _daily_logged_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
+    """(reservation id, date) -> logged clicks, bots and repeats included."""
+    return {
+        (rid, when): int(total) for rid, when, total in _clicks_by_day(reservation_ids, start, end)
+    }
 
 
 def _daily_bot_clicks(
@@ -154,44 +167,18 @@ def _daily_bot_clicks(
     """(reservation id, date) -> (bot clicks, of which without a genuine view token), over
     the same range. Bot clicks stay in the log but out of every figure: they are counted
     here and subtracted, so the human counts stay on the covering (reservation,
-    created_at) index. The literal "is_bot = 1" lets SQLite use the partial index of bot
-    clicks; a bound parameter would not match it."""
-    day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
+    created_at) index."""
     tokenless = fn.SUM(Case(None, [(AdClickLog.view_token.is_null(), 1)], 0))
-    query = (
-        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")), tokenless)
-        .where(
-            (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
-            & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")
-            & SQL("is_bot = 1")
-        )
-        .group_by(AdClickLog.ad_reservation, day)
-    )
-    if reservation_ids is not None:
-        query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
-    return {
-        (rid, when): (int(total), int(without or 0))
-        for rid, when, total, without in tuples_of(query)
-    }
+    found = _clicks_by_day(reservation_ids, start, end, tokenless, only="is_bot = 1")
+    return {(rid, when): (int(total), int(without or 0)) for rid, when, total, without in found}
 
 
 def _daily_repeat_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
     """(reservation id, date) -> repeats (human clicks whose view token an earlier click
     carried), over the same range: kept in the log, out of every figure, subtracted as
-    bot clicks are. The literal "is_repeat = 1" matches the partial index of repeats."""
-    day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
-    query = (
-        AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")))
-        .where(
-            (AdClickLog.created_at >= f"{start}T00:00:00.000Z")
-            & (AdClickLog.created_at <= f"{end}T23:59:59.999Z")
-            & SQL("is_repeat = 1")
-        )
-        .group_by(AdClickLog.ad_reservation, day)
-    )
-    if reservation_ids is not None:
-        query = query.where(AdClickLog.ad_reservation.in_(reservation_ids))
-    return {(rid, when): int(total) for rid, when, total in tuples_of(query)}
+    bot clicks are."""
+    found = _clicks_by_day(reservation_ids, start, end, only="is_repeat = 1")
+    return {(rid, when): int(total) for rid, when, total in found}
 
 
 def _counted(logged: Daily, bots: dict[tuple[str, str], tuple[int, int]], repeats: Daily) -> Daily:

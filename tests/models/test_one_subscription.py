@@ -21,6 +21,7 @@ from models.referrals import claim_referral
 from models.tables import DuplicateSubscription, OutboxMessage, Subscription, User
 from tests.concurrency import at_once
 from tests.factories import make_user
+from tests.models.test_subscription_events import subscribe as paid_subscription
 
 BASE = "http://127.0.0.1:8000"
 
@@ -28,20 +29,7 @@ BASE = "http://127.0.0.1:8000"
 def subscribe(user, price):
     """A checkout of the provider's own, opened past our gate (as one opened before an
     outage, or by hand) and paid; returns its subscription id."""
-    provider = get_provider()
-    customer = provider.create_customer(
-        email=user.email, name=user.name, user_id=user.id, idempotency_key=f"c-{user.id}"
-    )
-    session = provider.create_subscription_checkout(
-        customer_id=customer,
-        price_id=price,
-        reference_id=user.id,
-        success_url="s",
-        cancel_url="c",
-        idempotency_key=f"s-{uuid.uuid4()}",
-    )
-    provider.complete(session.id)
-    return LocalCheckoutSession.get_by_id(session.id).subscription_id
+    return paid_subscription(user, price, checkout_key=f"s-{uuid.uuid4()}")
 
 
 def session_id(url):

@@ -27,16 +27,17 @@ from tests.concurrency import at_once
 from tests.factories import make_subscription, make_user
 
 
-def subscribe(user, price="price_local_plus"):
+def subscribe(user, price="price_local_plus", checkout_key=None):
     """A paid subscription at the local provider; returns its id."""
-    completion = complete_subscription(user, price)[-1].event
+    completion = complete_subscription(user, price, checkout_key)[-1].event
     assert isinstance(completion, SubscriptionCheckoutCompleted)
     assert completion.subscription_id is not None
     return completion.subscription_id
 
 
-def complete_subscription(user, price="price_local_plus"):
-    """Pay a subscription checkout at the local provider; returns the events it sends."""
+def complete_subscription(user, price="price_local_plus", checkout_key=None):
+    """Pay a subscription checkout at the local provider; returns the events it sends.
+    A checkout key of its own opens a second checkout for the same plan."""
     provider = get_provider()
     customer = provider.create_customer(
         email=user.email, name=user.name, user_id=user.id, idempotency_key=f"c-{user.id}"
@@ -47,7 +48,7 @@ def complete_subscription(user, price="price_local_plus"):
         reference_id=user.id,
         success_url="s",
         cancel_url="c",
-        idempotency_key=f"s-{user.id}-{price}",
+        idempotency_key=checkout_key or f"s-{user.id}-{price}",
     )
     return provider.complete(session.id)
 

@@ -4,14 +4,10 @@ nobody knows, delivered again and again, is applied once and ends."""
 
 from __future__ import annotations
 
-import json
-
-from models.payments import webhooks
 from models.tables import PaymentEvent
 from tests.factories import make_user, sign_in
 from tests.fixtures import drain, take_messages
-
-SUBSCRIPTION = "/api/auth/payment/webhook"
+from tests.web.test_subscription_outbox import deliver
 
 
 def unknown_subscription_event():
@@ -21,18 +17,6 @@ def unknown_subscription_event():
         "type": "customer.subscription.updated",
         "data": {"object": {"id": "sub_nobody_knows", "object": "subscription"}},
     }
-
-
-def deliver(client, payload):
-    body = json.dumps(payload).encode()
-    return client.post(
-        SUBSCRIPTION,
-        data=body,
-        headers={
-            "Content-Type": "application/json",
-            webhooks.SIGNATURE_HEADER: webhooks.sign(body, "whsec_test_one"),
-        },
-    )
 
 
 def test_a_second_checkout_for_another_plan_answers_409_checkout_open(client):
