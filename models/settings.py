@@ -7,6 +7,7 @@ already set win). Production refuses to start without its secrets.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,7 @@ LOG_FORMATS = ("json", "text")
 LOCAL_WEBHOOK_SECRET = "whsec_local_development"
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 
 
 class ConfigError(RuntimeError):
@@ -97,6 +99,17 @@ def _rate(env: Mapping[str, str], name: str, default: str) -> str:
     return value
 
 
+def _email(env: Mapping[str, str], name: str) -> str | None:
+    """An e-mail address people are told to write to; the shape the advertiser
+    profiles' contact address is held to (models.ads.profiles.EMAIL)."""
+    value = _text(env, name)
+    if value is not None and not EMAIL.match(value):
+        raise ConfigError(
+            f"{name} must be an e-mail address such as ads@example.com (got {value!r})"
+        )
+    return value
+
+
 def _dev_default_country(env: Mapping[str, str], app_env: str) -> str | None:
     """DEV_DEFAULT_COUNTRY (default JP): the country of a development request without
     Edge-IPCountry. Ignored outside development: the edge always sends the header."""
@@ -140,6 +153,8 @@ class Settings:
     public_base_url: str = "http://127.0.0.1:8000"
     ad_checkout_ttl_minutes: int = 60
     service_name: str = "subsearch"
+    # SUPPORT_EMAIL: the contact address in stop notices and on the advertisers' pages;
+    # required in production, else ads@<host of PUBLIC_BASE_URL>.
     support_email: str = ""
     session_days: int = 30
     queue_dead_letter_days: int = 30
@@ -229,7 +244,7 @@ def load_settings(
         public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),
         service_name=_text(env, "SERVICE_NAME", "subsearch"),
-        support_email=_text(env, "SUPPORT_EMAIL", ""),
+        support_email=_email(env, "SUPPORT_EMAIL") or "",
         session_days=_int(env, "SESSION_DAYS", 30, minimum=1),
         queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
         queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
@@ -256,7 +271,8 @@ def load_settings(
         ),
         trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0, minimum=0),
     )
-    if not settings.support_email:
+    if not settings.support_email and not production:
+        # Development and tests only: production names its own (refused without it).
         host = urlsplit(settings.public_base_url).hostname or "localhost"
         settings = replace(settings, support_email=f"ads@{host}")
     if settings.payment_backend == "local" and not settings.payment_webhook_secrets:
@@ -277,6 +293,8 @@ def _refuse_unsafe_production(settings: Settings, secret_key: str | None) -> Non
         problems.append("PAYMENT_BACKEND=local is for development only")
     if settings.queue_broker != "redis":
         problems.append("QUEUE_BROKER=stub is for tests only")
+    if not settings.support_email:
+        problems.append("SUPPORT_EMAIL (the contact address pages and notices give) is required")
     if problems:
         raise ConfigError("; ".join(problems))
 

@@ -159,6 +159,7 @@ def production_app():
             "DATABASE_URL": load_settings(read_dotenv=False).database_url,
             "QUEUE_BROKER": "redis",
             "PUBLIC_BASE_URL": "https://subsearch.example",
+            "SUPPORT_EMAIL": "support@subsearch.example",
         },
         read_dotenv=False,
     )

@@ -23,9 +23,11 @@ from web import (
     admin,
     api,
     auth,
+    catalogs,
     dev_login,
     errors,
     i18n,
+    icons,
     limits,
     local_payments,
     metrics,
@@ -46,6 +48,7 @@ MAX_BODY_BYTES = 2 * 1024 * 1024
 def create_app(settings: Settings | None = None) -> Flask:
     settings = use_settings(settings or load_settings())
     logs.configure(settings.log_format, component="web", secrets=logs.secret_values(settings))
+    _check_catalogs(settings)
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=settings.secret_key,
@@ -75,6 +78,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         # Every answer of every test is checked against its declaration.
         app.after_request(check_response)
     pages.init_app(app)
+    icons.init_app(app)
     preferences.init_app(app, csrf)
     admin.init_app(app)
     limits.init_app(app, settings)  # after every limited view is registered
@@ -97,6 +101,16 @@ def create_app(settings: Settings | None = None) -> Flask:
         # from the right); without them a client could name any address it likes.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxy_hops)  # type: ignore[method-assign]
     return app
+
+
+def _check_catalogs(settings: Settings) -> None:
+    """Pages in a language whose catalog was never compiled would read English: production
+    refuses to start (ConfigError, as for its other settings), development says so."""
+    if settings.is_production:
+        catalogs.refuse_missing_catalogs()
+        return
+    for problem in catalogs.missing_catalogs():
+        log.warning("pages will read English: %s (run `make translations`)", problem)
 
 
 class DefaultCountry:

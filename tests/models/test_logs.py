@@ -12,7 +12,11 @@ import pytest
 from models import logs
 from models.settings import ConfigError, get_settings, load_settings
 
-PRODUCTION = {"APP_ENV": "production", "SECRET_KEY": "a-production-secret"}
+PRODUCTION = {
+    "APP_ENV": "production",
+    "SECRET_KEY": "a-production-secret",
+    "SUPPORT_EMAIL": "support@subsearch.example",
+}
 
 log = logging.getLogger("tests.models.logs")
 

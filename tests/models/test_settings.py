@@ -13,6 +13,7 @@ PRODUCTION = {
     "SECRET_KEY": "s3cret",
     "DEV_LOGIN": "off",
     "PAYMENT_BACKEND": "stripe",
+    "SUPPORT_EMAIL": "support@subsearch.example",
 }
 
 
@@ -65,7 +66,10 @@ def test_a_complete_production_configuration_starts():
 
 
 def test_production_defaults_to_stripe_and_no_dev_login():
-    settings = load_settings({"APP_ENV": "production", "SECRET_KEY": "x"}, read_dotenv=False)
+    settings = load_settings(
+        {"APP_ENV": "production", "SECRET_KEY": "x", "SUPPORT_EMAIL": "a@b.example"},
+        read_dotenv=False,
+    )
     assert settings.payment_backend == "stripe"
     assert settings.dev_login is False
 
@@ -77,6 +81,7 @@ def test_production_defaults_to_stripe_and_no_dev_login():
         ({"DEV_LOGIN": "on"}, "DEV_LOGIN"),
         ({"PAYMENT_BACKEND": "local"}, "PAYMENT_BACKEND"),
         ({"QUEUE_BROKER": "stub"}, "QUEUE_BROKER"),
+        ({"SUPPORT_EMAIL": ""}, "SUPPORT_EMAIL"),
     ],
 )
 def test_production_refuses_to_start(change, problem):
@@ -91,11 +96,28 @@ def test_production_refuses_to_start(change, problem):
         {"DEV_LOGIN": "maybe"},
         {"AD_CHECKOUT_TTL_MINUTES": "ten"},
         {"SEARCH_BACKEND": "elastic"},
+        {"SUPPORT_EMAIL": "ads at example.com"},
     ],
 )
 def test_bad_values_are_named(env):
     with pytest.raises(ConfigError, match=next(iter(env))):
         load_settings(env, read_dotenv=False)
+
+
+def test_the_contact_address_is_configured_in_production():
+    settings = load_settings(PRODUCTION, read_dotenv=False)
+    assert settings.support_email == "support@subsearch.example"
+    without = {name: value for name, value in PRODUCTION.items() if name != "SUPPORT_EMAIL"}
+    with pytest.raises(ConfigError, match="SUPPORT_EMAIL"):
+        load_settings(
+            {**without, "PUBLIC_BASE_URL": "https://subsearch.example"}, read_dotenv=False
+        )
+
+
+def test_development_writes_to_the_host_of_the_public_address_unless_told():
+    assert load_settings({}, read_dotenv=False).support_email == "ads@127.0.0.1"
+    told = load_settings({"SUPPORT_EMAIL": " help@example.jp "}, read_dotenv=False)
+    assert told.support_email == "help@example.jp"
 
 
 def test_dotenv_is_read_in_development_and_the_environment_wins(tmp_path, monkeypatch):
@@ -140,6 +162,7 @@ def test_the_sample_file_lists_every_variable_and_loads_as_development(tmp_path,
         "UPLOAD_DIR",
         "PUBLIC_BASE_URL",
         "AD_CHECKOUT_TTL_MINUTES",
+        "SUPPORT_EMAIL",
     ):
         assert f"\n{name}=" in sample, name
     (tmp_path / ".env").write_text(sample)

@@ -151,6 +151,7 @@ def test_a_production_request_without_the_header_is_not(live_midroll_ad):
                 "SEARCH_EMBEDDED_PATH": previous.search_path,
                 "QUEUE_BROKER": "redis",
                 "DEV_DEFAULT_COUNTRY": "JP",  # ignored in production
+                "SUPPORT_EMAIL": "support@subsearch.example",
             },
             read_dotenv=False,
         )
