@@ -469,6 +469,9 @@ class AdCheckout(BaseModel):
     checkout_session_id = TextField(unique=True)
     expires_at = TextField()
     created_at = created()
+    # When the provider said the checkout completed with the money still to come (a
+    # konbini voucher); null while open, paid at once, or never completed.
+    payment_pending_at = TextField(null=True)
 
     class Meta:
         table_name = "ad_checkouts"

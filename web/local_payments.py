@@ -14,6 +14,7 @@ end the billing period, standing in for the calendar.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from flask import Blueprint, redirect, render_template, request
@@ -28,20 +29,28 @@ from models.payments import (
 )
 from models.plans import PLAN_LIMITS
 from tasks.payments import send_local_events
-from web.i18n import day, plan_label
+from web.i18n import country_name, day, plan_label, slot_label
 from web.i18n import price as format_price
 
 bp = Blueprint("local_payments", __name__, url_prefix="/_local-payments")
 
 
-def line_label(price_id: str) -> str:
-    """What a checkout line buys, as a person says it (the price id is small print)."""
+def line_label(price_id: str, metadata: Mapping[str, str]) -> str:
+    """What a checkout line buys, as a person says it, never the price's id: the plan,
+    or the ad's slot, country and first month from the checkout's metadata."""
     plan = plan_for_price(price_id)
     if plan:
         return _("%(plan)s plan", plan=plan_label(plan))
-    if price_id.startswith("price_local_ad_"):
+    if metadata.get("ad_reservation_id") and metadata.get("slot"):
+        return _(
+            "Ad position: %(slot)s, %(country)s, from %(month)s (price per month)",
+            slot=slot_label(metadata.get("slot")),
+            country=country_name(metadata.get("country")),
+            month=day(metadata.get("start_month")),
+        )
+    if metadata.get("ad_reservation_id"):
         return _("Ad position, 1 month")
-    return price_id
+    return _("Item")
 
 
 @bp.get("/checkout/<session_id>")

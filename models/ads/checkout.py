@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from peewee import Case
 
-from models.clock import iso, now_iso, utcnow
+from models.clock import iso, now_iso, parse_iso, utcnow
 from models.errors import Conflict, NotFound
 from models.payments import PaymentError, get_provider
 from models.tables import AdCheckout, AdReservation
@@ -22,8 +22,14 @@ AWAITING_PAYMENT = "awaiting_payment"
 # The checkout's time is over but the hold stands: a delayed payment (konbini) is on its
 # way, or the release has not run yet.
 PROCESSING = "processing"
+# The provider completed the checkout with the money still to come (konbini): the
+# buyer pays at a convenience store by the deadline; the checkout cannot be opened again.
+PAYMENT_PENDING = "payment_pending"
 # Stopped or expired without a payment.
 UNPAID = "unpaid"
+# How long a konbini voucher can be paid: the provider's default (Stripe's
+# payment_method_options.konbini.expires_after_days is 3 unless set otherwise).
+KONBINI_PAYMENT_DAYS = 3
 
 
 class CheckoutClosed(Conflict):
@@ -33,11 +39,18 @@ class CheckoutClosed(Conflict):
 
 @dataclass(frozen=True)
 class PaymentState:
-    """Where a reservation's payment stands (README, Direct ads: purchase and review), and
-    until when its checkout can be paid while it is open."""
+    """Where a reservation's payment stands (README, Direct ads: purchase and review),
+    until when its checkout can be paid while it is open, and until when a konbini
+    voucher can be paid while that payment is awaited."""
 
     state: str
     checkout_expires_at: str | None
+    payment_due_at: str | None = None
+
+
+def konbini_deadline(pending_at: str) -> str:
+    """The last moment a voucher issued at `pending_at` can be paid."""
+    return iso(parse_iso(pending_at) + timedelta(days=KONBINI_PAYMENT_DAYS))
 
 
 def payment_state(
@@ -47,6 +60,8 @@ def payment_state(
         return PaymentState(PAID, None)
     if reservation.status != "pending_review":
         return PaymentState(UNPAID, None)
+    if checkout is not None and checkout.payment_pending_at:
+        return PaymentState(PAYMENT_PENDING, None, konbini_deadline(checkout.payment_pending_at))
     if checkout is not None and checkout.expires_at > iso(now):
         return PaymentState(AWAITING_PAYMENT, checkout.expires_at)
     return PaymentState(PROCESSING, None)
@@ -76,6 +91,19 @@ def resume_checkout(user_id: str, reservation_id: str, now: datetime | None = No
     if session.status != "open" or not session.url:
         raise CheckoutClosed()
     return session.url
+
+
+def mark_payment_pending(reservation_id: str, session_id: str | None) -> str:
+    """Record once that the provider completed the reservation's checkout `session_id`
+    with the money still to come (one conditional UPDATE; an older checkout's event
+    changes nothing). Returns "awaiting_payment"."""
+    query = AdCheckout.update(payment_pending_at=now_iso()).where(
+        (AdCheckout.ad_reservation == reservation_id) & AdCheckout.payment_pending_at.is_null()
+    )
+    if session_id:
+        query = query.where(AdCheckout.checkout_session_id == session_id)
+    query.execute()
+    return AWAITING_PAYMENT
 
 
 def close_checkout(reservation_id: str) -> None:

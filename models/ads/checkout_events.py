@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from models.ads.checkout import mark_paid
+from models.ads.checkout import mark_paid, mark_payment_pending
 from models.ads.reservations import release_hold
 from models.db import write_transaction
 from models.payments import (
@@ -63,8 +63,10 @@ def _change_for(event: CheckoutEvent) -> Change | str:
         return _releaser("its checkout expired or was cancelled", event.session_id)
     if isinstance(event, CheckoutPaymentPending):
         # A delayed method: the buyer has a voucher, not yet paid. Recorded, so a
-        # redelivery is a duplicate; CheckoutPaid or CheckoutPaymentFailed follows.
-        return lambda _reservation: "awaiting_payment"
+        # redelivery is a duplicate, and marked on the checkout, so the advertiser's
+        # pages say the money is awaited; CheckoutPaid or CheckoutPaymentFailed follows.
+        session = event.session_id
+        return lambda reservation: mark_payment_pending(reservation.id, session)
     if isinstance(event, CheckoutPaid) and event.payment_intent_id is not None:
         intent = event.payment_intent_id
         return lambda reservation: mark_paid(reservation.id, intent)

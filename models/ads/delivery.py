@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from models.ads import POSITIONS, delivery_cache, view_tokens
+from models.ads import POSITIONS, delivery_cache, price_list, view_tokens
 from models.countries import usable_country
 from models.plans import plan_of
 from models.tables import AdReservation
@@ -123,6 +123,7 @@ def clear_process_cache() -> None:
         _cache.clear()
         _live.clear()
     delivery_cache.forget()
+    price_list.forget()  # the prices house cards show
 
 
 def ads_enabled_for(user: Any) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from babel import Locale
+
 from models.ads import slot_names
 from models.settings import get_settings
 from models.tables import AdReservation
@@ -28,12 +30,19 @@ class StopNotice:
         )
 
 
+def country_in_japanese(code: str) -> str:
+    """A country code as the notice's Japanese reader names it: JP -> 日本."""
+    name: str = Locale("ja").territories.get(code.upper(), code)
+    return name
+
+
 def build_stop_notification_email(
     reservation: AdReservation, reason: str, reservation_page: str
 ) -> StopNotice:
     """buildStopNotificationEmail: to the profile's contact, with the reason, the
-    reservation's facts, the no-refund statement, where to ask, and the address of the
-    reservation's own page (`reservation_page`)."""
+    reservation's facts, the no-refund statement, where to ask (SUPPORT_EMAIL), and the
+    address of the reservation's own page (`reservation_page`). The slot is named as the
+    advertiser chose it, by its display name; its id means nothing to them."""
     settings = get_settings()
     slot = slot_names().get(reservation.slot_id, reservation.slot_id)
     subject = f"【{settings.service_name}】広告掲載停止のお知らせ（予約 {reservation.id}）"
@@ -48,9 +57,9 @@ def build_stop_notification_email(
             f"停止理由: {reason}",
             "",
             f"予約ID: {reservation.id}",
-            f"広告枠: {slot}（{reservation.slot_id}）",
+            f"広告枠: {slot}",
             f"掲載位置: {reservation.position}",
-            f"配信国: {reservation.country}",
+            f"配信国: {country_in_japanese(reservation.country)}",
             f"掲載期間: {reservation.start_month} 〜 {reservation.end_month}",
             f"表示名: {reservation.advertiser_name}",
             "",

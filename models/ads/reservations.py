@@ -367,6 +367,15 @@ def stop_notice(reservation_id: str) -> StopNotice:
     return StopNotice(kept.recipient, kept.subject, kept.body, kept.created_at)
 
 
+def kept_stop_notice(reservation_id: str) -> StopNotice | None:
+    """The notice kept for a stopped reservation, or None (stopped before notices were
+    kept)."""
+    try:
+        return stop_notice(reservation_id)
+    except NotFound:
+        return None
+
+
 def expire_ended(now: datetime | None = None) -> int:
     """`active` reservations whose last month is over become `expired`. Safe to rerun."""
     current = month_of(now or utcnow())
@@ -431,6 +440,36 @@ def release_unpaid_holds(now: datetime | None = None) -> list[str]:
         if release_hold(reservation, "checkout expired unpaid"):
             released.append(reservation.id)
     return released
+
+
+def release_cancelled_checkout(user_id: str, reservation_id: str) -> bool:
+    """The buyer came back from the checkout's cancel page: the own unpaid hold is
+    removed at once, in this request, so the form they return to offers the position
+    now free (the provider's expired event, still on its way, then finds nothing to do).
+
+    The checkout is closed at the provider first (Stripe leaves an abandoned one open)
+    and asked where it stands: one completed meanwhile (paid, or a konbini voucher)
+    keeps its hold. True when the hold was removed."""
+    reservation = AdReservation.get_or_none(
+        (AdReservation.id == reservation_id)
+        & (AdReservation.user == user_id)
+        & (AdReservation.status == "pending_review")
+        & AdReservation.payment_intent_id.is_null()
+    )
+    if reservation is None:
+        return False
+    checkout = AdCheckout.get_or_none(AdCheckout.ad_reservation == reservation.id)
+    if checkout is not None:
+        try:
+            session = get_provider().get_checkout_session(checkout.checkout_session_id)
+            if session.status == "open":
+                session = get_provider().expire_checkout_session(session.id)
+        except PaymentError as error:
+            log.warning("could not close the cancelled checkout of %s: %s", reservation.id, error)
+            return False
+        if session.status != "expired":
+            return False
+    return release_hold(reservation, "its checkout was cancelled")
 
 
 def release_hold(reservation: AdReservation, why: str) -> bool:

@@ -38,7 +38,7 @@ TOKENS = {
 }
 
 AD_SLOTS = [
-    ("search-result-midroll", "検索結果ミッドロール"),
+    ("search-result-midroll", "検索結果の途中"),
     ("search-result-bottom", "検索結果下部"),
     ("video-detail-below-player", "動画プレイヤー下"),
     ("video-detail-below-subtitle", "字幕ビューア下"),
@@ -121,9 +121,19 @@ def upgrade() -> list[str]:
     return done
 
 
+# Seeded names since replaced by plainer words: a row still holding one gets the new name.
+FORMER_SLOT_NAMES = {"search-result-midroll": "検索結果ミッドロール"}
+
+
 def seed() -> None:
-    """The four ad slots; present rows are left as they are."""
+    """The four ad slots; present rows are left as they are, except a name still as
+    first seeded and since replaced (FORMER_SLOT_NAMES)."""
+    names = dict(AD_SLOTS)
     with write_transaction():
         AdSlot.insert_many(
             [{"id": slot_id, "display_name": name} for slot_id, name in AD_SLOTS]
         ).on_conflict_ignore().execute()
+        for slot_id, former in FORMER_SLOT_NAMES.items():
+            AdSlot.update(display_name=names[slot_id]).where(
+                (AdSlot.id == slot_id) & (AdSlot.display_name == former)
+            ).execute()

@@ -206,7 +206,12 @@ class LocalProvider:
         return row
 
     def get_price(self, price_id: str) -> Price:
-        return _price(self._price_row(price_id))
+        # Reading a price writes nothing (public pages show it to any visitor): a default
+        # price not used yet reads as it will be stored.
+        row = LocalPrice.get_or_none(LocalPrice.id == price_id)
+        if row is None and price_id in DEFAULT_PRICES:
+            row = LocalPrice(id=price_id, **DEFAULT_PRICES[price_id])
+        return _price(row if row is not None else self._price_row(price_id))
 
     def create_price(
         self,

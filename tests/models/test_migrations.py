@@ -45,6 +45,18 @@ def test_the_four_slots_are_seeded_and_a_rerun_keeps_existing_rows():
     AdSlot.update(display_name="検索結果下部").where(AdSlot.id == "search-result-bottom").execute()
 
 
+def test_a_slot_still_named_as_first_seeded_gets_its_plain_name():
+    midroll = "search-result-midroll"
+    AdSlot.update(display_name="検索結果ミッドロール").where(AdSlot.id == midroll).execute()
+    migrations.upgrade()
+    assert AdSlot.get_by_id(midroll).display_name == "検索結果の途中"
+    # A name an operator chose is theirs.
+    AdSlot.update(display_name="運用中の名前").where(AdSlot.id == midroll).execute()
+    migrations.upgrade()
+    assert AdSlot.get_by_id(midroll).display_name == "運用中の名前"
+    AdSlot.update(display_name="検索結果の途中").where(AdSlot.id == midroll).execute()
+
+
 def test_db_upgrade_command_reports_up_to_date():
     result = CliRunner().invoke(main, ["db", "upgrade"])
     assert result.exit_code == 0, result.output

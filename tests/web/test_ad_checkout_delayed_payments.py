@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import timedelta
 
 import pytest
 from peewee import OperationalError
 
+from models.clock import iso, parse_iso, utcnow
 from models.payments import webhooks
-from models.tables import AdReservation, PaymentEvent
-from tests.factories import make_reservation
+from models.tables import AdCheckout, AdReservation, PaymentEvent
+from tests.factories import make_reservation, make_user, sign_in
 from tests.fixtures import metric_changes
 
 AD = "/api/webhooks/payment/ad-checkout"
@@ -184,3 +186,28 @@ def test_a_signature_dated_just_inside_the_tolerance_ahead_is_accepted(client, p
     response = post(client, path, completed(reservation.id, "paid"), timestamp=ahead)
     assert response.status_code == 200
     assert PaymentEvent.select().count() == 1
+
+
+def test_a_konbini_checkout_reads_payment_pending_with_its_deadline_and_cannot_be_reopened(client):
+    # given a reservation with an open checkout, whose buyer then chose konbini
+    user = make_user()
+    reservation = make_reservation(user=user)
+    AdCheckout.create(
+        ad_reservation=reservation.id,
+        checkout_session_id="cs_1",
+        expires_at=iso(utcnow() + timedelta(minutes=30)),
+    )
+    sign_in(client, user)
+    before = client.get(f"/api/ads/reservations/{reservation.id}").get_json()
+    assert before["paymentState"] == "awaiting_payment"
+    # when the provider says the checkout completed with the money still to come
+    assert post(client, AD, completed(reservation.id)).status_code == 200
+    # then the reservation awaits the money until the voucher's deadline, and its
+    # checkout is not offered again
+    after = client.get(f"/api/ads/reservations/{reservation.id}").get_json()
+    assert after["paymentState"] == "payment_pending"
+    due = parse_iso(after["paymentDueAt"]) - utcnow()
+    assert timedelta(days=2, hours=23) < due <= timedelta(days=3)
+    resumed = client.post(f"/api/ads/reservations/{reservation.id}/checkout", json={})
+    assert resumed.status_code == 409
+    assert resumed.get_json()["error"]["code"] == "checkout_closed"

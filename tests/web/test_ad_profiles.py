@@ -92,7 +92,7 @@ def test_the_four_slots_are_public(client):
             {
                 "id": "search-result-midroll",
                 "page": "/search",
-                "displayName": "検索結果ミッドロール",
+                "displayName": "検索結果の途中",
                 "positions": 4,
             },
             {

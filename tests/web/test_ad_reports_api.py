@@ -106,7 +106,7 @@ def test_the_admin_report_page_shows_clicks_without_a_view_token(app):
     html = admin.get("/admin/ads/report?startDate=2027-01-01&endDate=2027-01-31").get_data(
         as_text=True
     )
-    assert "うちトークンなし" in html
+    assert "うち表示を確認できないクリック" in html
     assert "<td data-unverified-clicks>2</td>" in html
     assert "<th data-total-unverified-clicks>2</th>" in html
 

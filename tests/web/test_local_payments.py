@@ -190,8 +190,36 @@ def test_a_subscription_checkout_offers_no_konbini(client):
 
 
 def test_the_checkout_lines_say_what_is_bought_not_the_price_id(site):
-    session = ad_session(make_reservation(), quantity=2)
+    reservation = make_reservation()
+    session = get_provider().create_payment_checkout(
+        line_items=[LineItem("price_local_ad_jp", 2)],
+        metadata={
+            "ad_reservation_id": reservation.id,
+            "slot": "search-result-bottom",
+            "country": "JP",
+            "start_month": "2031-04",
+            "months": "2",
+        },
+        success_url="http://127.0.0.1/ads/done",
+        cancel_url="http://127.0.0.1/ads/new",
+        expires_at=int(time.time()) + 3600,
+        idempotency_key=f"ad-checkout-{reservation.id}",
+    )
     page = requests.get(session.url, headers={"Accept-Language": "ja"}, timeout=5).text
-    assert "<td>広告枠（1か月）<br>" in page
-    assert "<td><code>price_local_ad_jp" not in page
+    assert "広告枠: 検索結果下部、日本、2031年4月から（1か月の料金）" in page
+    assert "price_local" not in page
     assert "JPY" not in page and "¥100,000" in page
+
+
+def test_a_plan_checkout_names_the_plan_not_its_price_id(site):
+    session = get_provider().create_subscription_checkout(
+        customer_id="cus_local_x",
+        price_id="price_local_plus",
+        reference_id=make_user().id,
+        success_url="http://127.0.0.1/account",
+        cancel_url="http://127.0.0.1/account",
+        idempotency_key="subscribe-plan-label",
+    )
+    page = requests.get(session.url, headers={"Accept-Language": "ja"}, timeout=5).text
+    assert "プラスプラン" in page
+    assert "price_local" not in page

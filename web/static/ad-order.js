@@ -1,6 +1,7 @@
 // /ads/new: the purchase form (inventory and price, image upload, reservation). Its
 // sentences come from the page (web/templates/ads/new.html, page_text) in the reader's
-// language; API errors read through window.i18n.
+// language; API errors read through window.i18n, each beside its field. What was typed
+// is kept for the way back from a cancelled checkout (sessionStorage, this tab only).
 (() => {
   const form = document.getElementById("ad-order");
   const submit = form.querySelector("button[type=submit]");
@@ -26,6 +27,104 @@
 
   form.addEventListener("input", updateSubmit);
   form.addEventListener("change", updateSubmit);
+
+  // --- each refusal beside its field ------------------------------------------------
+  // The API names a field by its path (`profile.contactEmail`); the form's control has
+  // the last part as its name, except the image, which is sent as its upload's URL.
+  const CONTROLS = {imageUrl: "image", profile: "profileId"};
+  const controlOf = (path) => {
+    const last = path.split(".").pop();
+    return form.elements[CONTROLS[last] || last] || null;
+  };
+  // Where a control's message goes: after the control's label (the consent's label
+  // holds its checkbox, so after the label there too).
+  const anchorOf = (control) => control.closest("label") || control;
+
+  function clearFieldError(control) {
+    const error = form.querySelector(`[data-field-error="${control.name}"]`);
+    if (error) error.remove();
+    control.removeAttribute("aria-invalid");
+    control.removeAttribute("aria-describedby");
+  }
+
+  function showFieldError(control, words) {
+    clearFieldError(control);
+    const error = document.createElement("p");
+    error.className = "field-error";
+    error.id = `error-${control.name}`;
+    error.dataset.fieldError = control.name;
+    error.textContent = words;
+    anchorOf(control).insertAdjacentElement("afterend", error);
+    control.setAttribute("aria-invalid", "true");
+    control.setAttribute("aria-describedby", error.id);
+  }
+
+  form.addEventListener("input", (event) => { if (event.target.name) clearFieldError(event.target); });
+  form.addEventListener("change", (event) => { if (event.target.name) clearFieldError(event.target); });
+
+  // The answer's problems beside their fields, and all of them listed under the button
+  // (field name: reason), or the code's sentence when no field is named.
+  function showErrors(body) {
+    form.querySelectorAll("[data-field-error]").forEach((error) => error.remove());
+    const fields = Object.entries((body && body.error && body.error.fields) || {});
+    let first = null;
+    for (const [path, problem] of fields) {
+      const control = controlOf(path);
+      if (!control) continue;
+      showFieldError(control, window.i18n.fieldProblem(problem));
+      first = first || control;
+    }
+    const errors = form.querySelector("[data-errors]");
+    errors.replaceChildren();
+    for (const line of window.i18n.errorLines(body, t("purchase_failed"))) {
+      const li = document.createElement("li");
+      li.textContent = line;
+      errors.appendChild(li);
+    }
+    errors.hidden = false;
+    if (first) anchorOf(first).scrollIntoView({block: "center"});
+  }
+
+  // --- what was typed, kept for the way back from a cancelled checkout ---------------
+  const KEPT = "ad-order-form";
+  const TYPED = ["slot", "country", "startMonth", "months", "advertiserName", "redirectUrl", "profileId",
+    "businessLegalName", "businessAddress", "contactName", "contactEmail", "businessCategory",
+    "invoiceRegistrationNumber"];
+
+  function keepTyped() {
+    const kept = {imageUrl, consent: form.consent.checked, imageNotes: form.querySelector("[data-image-notes]").textContent};
+    for (const name of TYPED) kept[name] = form.elements[name].value;
+    try { sessionStorage.setItem(KEPT, JSON.stringify(kept)); } catch { /* private mode: nothing kept */ }
+  }
+
+  function restoreTyped() {
+    let kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch { kept = null; }
+    if (!kept) return;
+    for (const name of TYPED) {
+      if (typeof kept[name] === "string" && form.elements[name]) form.elements[name].value = kept[name];
+    }
+    form.consent.checked = Boolean(kept.consent);
+    form.querySelector("[data-new-profile]").hidden = form.profileId.value !== "";
+    if (kept.imageUrl) {
+      // The upload is kept while the service still has it; gone, the reader uploads again.
+      const preview = form.querySelector("[data-image-preview]");
+      const img = preview.querySelector("img");
+      const notes = form.querySelector("[data-image-notes]");
+      img.addEventListener("error", () => {
+        if (imageUrl !== kept.imageUrl) return;
+        imageUrl = null;
+        preview.hidden = true;
+        notes.textContent = t("upload_again");
+        updateSubmit();
+      }, {once: true});
+      imageUrl = kept.imageUrl;
+      img.src = kept.imageUrl;
+      preview.hidden = false;
+      notes.textContent = t("image_kept", {notes: kept.imageNotes || ""});
+    }
+  }
+  if (form.dataset.restore !== undefined) restoreTyped();
   form.profileId.addEventListener("change", () => {
     form.querySelector("[data-new-profile]").hidden = form.profileId.value !== "";
   });
@@ -76,7 +175,9 @@
     if (choice !== chosen) return;
     const notes = form.querySelector("[data-image-notes]");
     if (!response.ok) {
-      notes.textContent = window.i18n.errorText(body, t("upload_failed"));
+      notes.textContent = "";
+      const problem = body.error && body.error.fields && body.error.fields.file;
+      showFieldError(form.image, problem ? window.i18n.fieldProblem(problem) : window.i18n.errorText(body, t("upload_failed")));
       return;
     }
     imageUrl = body.url;
@@ -106,24 +207,17 @@
     }
     busy = true;
     updateSubmit();
-    const errors = form.querySelector("[data-errors]");
     let body = {};
     try {
       const response = await fetch("/api/ads/reservations", {
         method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(payload),
       });
       body = await response.json().catch(() => ({}));
-      if (response.ok) { window.location = body.checkoutUrl; return; }
+      if (response.ok) { keepTyped(); window.location = body.checkoutUrl; return; }
     } catch {
       body = {};
     }
-    errors.innerHTML = "";
-    for (const line of window.i18n.errorLines(body, t("purchase_failed"))) {
-      const li = document.createElement("li");
-      li.textContent = line;
-      errors.appendChild(li);
-    }
-    errors.hidden = false;
+    showErrors(body);
     busy = false;
     updateSubmit();
     refreshInventory();

@@ -273,9 +273,9 @@ def test_stop_needs_a_reason_and_builds_the_notice():
     body = notice.body
     for fact in [
         reservation.id,
-        "search-result-bottom",
+        "広告枠: 検索結果下部\n",
         "掲載位置: 1",
-        "配信国: JP",
+        "配信国: 日本",
         f"{NEXT} 〜 {add_months(NEXT, 1)}",
         "誤解を招く表現",
         "返金はいたしません",

@@ -392,18 +392,31 @@ def _own(own: reports.OwnReservation) -> dict[str, Any]:
     return {
         **_placement(own.reservation),
         **_measured(own.figures),
+        "advertiser_name": own.reservation.advertiser_name,
+        "image_url": own.reservation.image_url,
         "days_left": own.days_left,
         "ended": own.ended,
         "payment_state": own.payment.state,
         "checkout_expires_at": own.payment.checkout_expires_at,
+        "payment_due_at": own.payment.payment_due_at,
+        "stopped_at": own.reservation.stopped_at,
+        "stopped_reason": own.reservation.stopped_reason,
     }
 
 
 class OwnReservation(Placement, Measured):
+    advertiser_name: str
+    image_url: str
     days_left: int
     ended: bool
-    payment_state: Literal["paid", "awaiting_payment", "processing", "unpaid"]
+    payment_state: Literal["paid", "awaiting_payment", "payment_pending", "processing", "unpaid"]
     checkout_expires_at: Timestamp | None
+    payment_due_at: Timestamp | None = Field(
+        default=None,
+        description="payment_pending (konbini): the last moment the voucher can be paid",
+    )
+    stopped_at: Timestamp | None = None
+    stopped_reason: str | None = None
 
     @classmethod
     def of(cls, own: reports.OwnReservation) -> OwnReservation:
