@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-import string
 import uuid
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -21,7 +20,10 @@ from models.tables import Account, Session, User
 
 log = logging.getLogger(__name__)
 
-REFERRAL_CODE_ALPHABET = string.ascii_letters + string.digits + "_-"
+# Codes are read aloud and typed from a screen: capitals and digits without the ones
+# people confuse (0/O, 1/I/L), and no lower case (l/I). Still within the spec's
+# A-Za-z0-9_-, so codes drawn before (from all 64 symbols) keep working unchanged.
+REFERRAL_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 REFERRAL_CODE_LENGTH = 8
 REFERRAL_CODE_RETRIES = 3
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from authlib.common.errors import AuthlibBaseError
 from authlib.integrations.flask_client import OAuth
@@ -54,7 +54,24 @@ def load_user(token):
 def unauthorized():
     if wants_json():
         return error_response(401)
-    return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+    return redirect(url_for("auth.login", next=current_address()))
+
+
+def current_address() -> str:
+    """The address of this request as a path on this site: the path (percent-encoded, so
+    a space or a kanji in it survives _safe_next) and the query exactly as sent."""
+    path = quote(request.path, safe="/:@!$&'()*+,;=-._~")
+    query = request.query_string.decode("latin-1")
+    return f"{path}?{query}" if query else path
+
+
+def sign_in_url() -> str:
+    """The sign-in link of a page: it comes back to the whole address (path and query:
+    a video's moment `t` and its search words `q`). On the sign-in page itself it keeps
+    the target that page already has."""
+    if request.endpoint == "auth.login":
+        return url_for("auth.login", next=_safe_next(request.args.get("next")))
+    return url_for("auth.login", next=current_address())
 
 
 def init_app(app: Flask) -> None:
@@ -73,6 +90,7 @@ def init_app(app: Flask) -> None:
             client_kwargs={"scope": "openid email profile"},
         )
     app.register_blueprint(bp)
+    app.jinja_env.globals.update(sign_in_url=sign_in_url)
 
 
 def _oidc():

@@ -3,11 +3,13 @@ wrong code's refusal in Japanese, switch the page to English."""
 
 from __future__ import annotations
 
+import itertools
+
 from playwright.sync_api import expect
 
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.fixtures import keep_screenshots_at
+from tests.fixtures import keep_screenshot, keep_screenshots_at, no_sideways_scroll
 
 
 def test_copy_claim_and_switch_to_english(page, site):
@@ -16,13 +18,7 @@ def test_copy_claim_and_switch_to_english(page, site):
     sign_in(page, site, user.email)
     page.goto(f"{site}/account")
     keep_screenshots_at(page, "account")
-    for width in (375, 1280):
-        page.set_viewport_size({"width": width, "height": 800})
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        assert overflow <= 0, f"the account page scrolls sideways at {width} px"
-    page.set_viewport_size({"width": 1000, "height": 700})
+    no_sideways_scroll(page)
 
     page.click(f"button[data-copy='{user.referral_code}']")
     status = page.locator("[data-copy-status]")
@@ -32,9 +28,7 @@ def test_copy_claim_and_switch_to_english(page, site):
     page.locator("[data-share-link] + button[data-copy]").click()
     expect(status).to_have_text("コピーしました")
     copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.endswith(f"/login?next=/account?ref%3D{user.referral_code}") or (
-        f"ref%3D{user.referral_code}" in copied or f"ref={user.referral_code}" in copied
-    )
+    assert copied.endswith(f"/account?ref={user.referral_code}"), copied
 
     page.fill("#referral-claim input[name=code]", "NO-SUCH-CODE")
     page.click("#referral-claim button[type=submit]")
@@ -54,3 +48,80 @@ def test_the_404_page_in_japanese(page, site):
     page.goto(f"{site}/no-such-page")
     assert "このページは見つかりません。" in page.locator(".error-message").inner_text()
     keep_screenshots_at(page, "404")
+
+
+# Each character's line on the screen, as the browser laid it out.
+LINES_OF = """(element) => {
+  const lines = [];
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let lastTop = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rect = range.getBoundingClientRect();
+      if (!rect.width || !node.data[i].trim()) continue;
+      if (lastTop === null || rect.top > lastTop + rect.height / 2) {
+        lines.push("");
+        lastTop = rect.top;
+      }
+      lines[lines.length - 1] += node.data[i];
+    }
+  }
+  return lines;
+}"""
+
+
+def test_the_account_page_on_a_phone_shows_address_link_and_code_whole(page, site):
+    user = make_user(
+        email="yamada.taro.subsearch.member@example-company.co.jp", referral_code="Il0O2Kx5"
+    )
+    sign_in(page, site, user.email)
+    page.goto(f"{site}/account")
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        # the e-mail breaks only after the @ or a hyphen, or before a dot, never inside
+        # a word
+        lines = page.locator("[data-email]").evaluate(LINES_OF)
+        assert "".join(lines) == user.email
+        for before, after in itertools.pairwise(lines):
+            assert before.endswith(("@", "-")) or after.startswith("."), lines
+        # the share link is this service's public address, shown whole and copyable
+        link = page.locator("[data-share-link]")
+        assert link.inner_text() == f"{site}/account?ref={user.referral_code}"
+        assert link.evaluate("e => e.scrollWidth <= e.clientWidth")
+        box = link.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        # the code is large, spaced, in a face that tells 0 from O and I from l
+        code = page.locator("[data-referral-code]")
+        style = code.evaluate(
+            "e => { const s = getComputedStyle(e); return {size: parseFloat(s.fontSize),"
+            " spacing: parseFloat(s.letterSpacing), family: s.fontFamily,"
+            " numeric: s.fontVariantNumeric}; }"
+        )
+        assert style["size"] >= 20 and style["spacing"] > 0, style
+        assert "slashed-zero" in style["numeric"], style
+        assert style["family"].startswith('"DejaVu Sans Mono"'), style
+        assert code.inner_text() == user.referral_code
+        keep_screenshot(page, f"account-phone-{width}")
+
+
+def test_the_time_zone_list_offers_japan_first_then_places_by_region(page, site):
+    user = make_user(email="zones@example.jp")
+    sign_in(page, site, user.email)
+    page.goto(f"{site}/account")
+    select = page.locator("[data-preferences] select[name=time_zone]")
+    options = select.locator("option")
+    assert options.nth(1).get_attribute("value") == "Asia/Tokyo"
+    assert options.nth(1).inner_text().startswith("日本時間")
+    groups = select.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
+    assert groups[:3] == ["アジア", "ヨーロッパ", "南北アメリカ"]
+    texts = options.evaluate_all("os => os.map(o => o.textContent.trim())")
+    assert not [t for t in texts if "/" in t], "an IANA name shown raw"
+    paris = select.locator("option[value='Europe/Paris']")
+    assert paris.inner_text().startswith("フランス — パリ")
+    select.select_option("Europe/Paris")
+    page.click("[data-preferences] button[type=submit]")
+    page.wait_for_url(f"{site}/account")
+    assert select.input_value() == "Europe/Paris"

@@ -8,19 +8,9 @@ import pytest
 
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.fixtures import drain, keep_screenshots_at
+from tests.fixtures import drain, keep_screenshots_at, no_sideways_scroll
 
 MEMBER = "portal-browser@example.jp"
-
-
-def no_sideways_scroll(page):
-    for width in (375, 1280):
-        page.set_viewport_size({"width": width, "height": 800})
-        overflow = page.evaluate(
-            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        assert overflow <= 0, f"the page scrolls sideways at {width} px"
-    page.set_viewport_size({"width": 1000, "height": 700})
 
 
 @pytest.fixture

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import string
 
 import pytest
 from peewee import IntegrityError
 
 from models import users
 from models.errors import SignInFailed
+from models.referrals import claim_referral
 from models.tables import Account, User
 from tests.factories import make_user
 
@@ -22,8 +24,18 @@ def test_a_new_user_gets_an_eight_character_referral_code():
     assert user.credit_balance == 50 and user.bonus_credit == 0
 
 
-def test_the_alphabet_has_64_symbols():
-    assert len(set(users.REFERRAL_CODE_ALPHABET)) == 64
+def test_new_codes_leave_out_the_characters_people_confuse():
+    alphabet = set(users.REFERRAL_CODE_ALPHABET)
+    assert alphabet <= set(string.ascii_letters + string.digits + "_-")  # the spec's
+    assert not alphabet & set("0O1IlLo")
+    assert len(alphabet) == 31
+    codes = {make_user().referral_code for _ in range(20)}
+    assert all(set(code) <= alphabet for code in codes)
+
+
+def test_a_code_drawn_from_the_old_alphabet_can_still_be_claimed():
+    owner = make_user(referral_code="aB0_-lI1")
+    assert claim_referral(make_user().id, "aB0_-lI1") == owner.id
 
 
 def test_a_colliding_code_is_drawn_again(monkeypatch):

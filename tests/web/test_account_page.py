@@ -4,9 +4,16 @@ the referral code and its share link, and the language and time zone form."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+from babel.core import get_global
+
+from models.settings import get_settings, use_settings
 from tests.factories import make_user, sign_in
+from web import create_app
+from web.i18n import time_zones
 
 
 def test_the_plan_reads_as_a_name_not_a_code(client):
@@ -16,23 +23,38 @@ def test_the_plan_reads_as_a_name_not_a_code(client):
     assert ">free" not in page
 
 
-def test_copy_buttons_and_a_share_link_that_fills_in_the_code(client):
+@pytest.fixture
+def public_app(settings):
+    """The app as served at a public address other than the one the test client uses."""
+    previous = get_settings()
+    app = create_app(replace(settings, public_base_url="https://subsearch.example"))
+    app.config.update(TESTING=True)
+    yield app
+    use_settings(previous)
+
+
+def test_copy_buttons_and_a_share_link_that_fills_in_the_code(public_app):
+    """The share link is the service's public address (PUBLIC_BASE_URL), not the one
+    this request came in by; a friend who follows it signs in and finds the code filled."""
+    app = public_app
+    client = app.test_client()
     user = make_user()
     sign_in(client, user)
-    page = client.get("/account").get_data(as_text=True)
+    page = client.get("/account").get_data(as_text=True)  # asked for at localhost
     assert f'data-copy="{user.referral_code}"' in page
-    link = re.search(r'data-share-link readonly value="([^"]+)"', page).group(1)
-    parts = urlsplit(link.replace("&amp;", "&"))
-    assert parts.path == "/login"
-    target = parse_qs(parts.query)["next"][0]
-    assert target == f"/account?ref={user.referral_code}"
+    link = re.search(r"data-share-link>([^<]+)<", page).group(1)
+    assert link == f"https://subsearch.example/account?ref={user.referral_code}"
+    assert f'data-copy="{link}"' in page
     assert 'role="status"' in page and "コピーしました" in page
 
-    friend = make_user()
-    sign_in(client, friend)
-    followed = client.get(parts.path + "?" + parts.query)
-    assert followed.status_code == 302 and followed.headers["Location"].endswith(target)
-    filled = client.get(target).get_data(as_text=True)
+    target = urlsplit(link)
+    friend_browser = app.test_client()
+    to_sign_in = friend_browser.get(f"{target.path}?{target.query}")
+    assert to_sign_in.status_code == 302
+    sign_in_at = urlsplit(to_sign_in.headers["Location"])
+    assert parse_qs(sign_in_at.query)["next"] == [f"/account?ref={user.referral_code}"]
+    sign_in(friend_browser, make_user())
+    filled = friend_browser.get(f"{target.path}?{target.query}").get_data(as_text=True)
     assert f'autocomplete="off" value="{user.referral_code}"' in filled
 
 
@@ -61,3 +83,40 @@ def test_error_pages_speak_the_reader_language(client):
     assert "This page does not exist." in english and "Error 404" in english
     api = client.get("/api/no-such-page").get_json()
     assert api["error"] == {"code": "not_found", "message": "Not found."}
+
+
+def test_the_time_zones_read_as_places_with_japan_first(client):
+    """Japan time first, then a group per region, each zone named by its country and
+    city in the reader's words; the value stays the IANA name, and every zone of the
+    database except aliases of another is offered."""
+    sign_in(client, make_user())
+    page = client.get("/account").get_data(as_text=True)
+    select = re.search(r'<select name="time_zone">(.*?)</select>', page, re.S).group(1)
+    options = re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', select)
+    assert options[0] == ("", "言語に合わせる")
+    assert options[1] == ("Asia/Tokyo", "日本時間 (UTC+09:00)")
+    assert not [text for _, text in options if "/" in text]
+    groups = re.findall(r'<optgroup label="([^"]+)">', select)
+    assert groups == [
+        "アジア", "ヨーロッパ", "南北アメリカ", "オーストラリア", "太平洋", "アフリカ",
+        "インド洋", "大西洋", "北極", "南極", "UTC からの時差",
+    ]  # fmt: skip
+    labels = dict(options)
+    assert labels["America/New_York"].startswith("アメリカ合衆国 — ニューヨーク (UTC−0")
+    assert labels["America/Argentina/Buenos_Aires"].startswith("アルゼンチン — ")
+    assert labels["Etc/GMT+5"] == "UTC−05:00"  # five hours behind, whatever POSIX says
+    assert labels["UTC"] == "協定世界時（UTC）"
+    offered = {value for value, _ in options if value}
+    aliases = get_global("zone_aliases")
+    places = {z for z in time_zones() if "/" in z and z not in aliases and not z.startswith("Etc/")}
+    assert places <= offered
+    english = client.get("/account", headers={"Accept-Language": "en"})
+    assert english.status_code == 200
+
+
+def test_an_alias_stored_before_is_still_shown_as_the_choice(client):
+    user = make_user(time_zone="US/Pacific")
+    sign_in(client, user)
+    page = client.get("/account").get_data(as_text=True)
+    chosen = re.search(r'<option value="US/Pacific" selected>([^<]*)</option>', page)
+    assert chosen and chosen.group(1).startswith("アメリカ合衆国 — ロサンゼルス")

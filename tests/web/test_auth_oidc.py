@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -10,6 +12,7 @@ import requests
 from oidc_provider_mock import run_server_in_thread
 
 from models.tables import Account, Session, User
+from tests.factories import make_video
 from web import create_app
 
 
@@ -146,3 +149,17 @@ def test_next_cannot_point_off_site(client, provider):
     response = client.get("/login?next=//evil.example/x")
     callback = answer_at_provider(response.headers["Location"], {"sub": "goro"})
     assert client.get(callback).headers["Location"] == "/"
+
+
+def test_signing_in_from_a_video_moment_comes_back_to_it(client, provider):
+    """The header's sign-in link carries the whole address (path and query) through the
+    identity provider and back."""
+    set_claims(provider, "rokuro", email="rokuro@example.jp", name="六郎")
+    video = make_video()
+    page = client.get(f"/videos/{video.id}?t=87&q=%E5%A4%A7%E9%98%AA").get_data(as_text=True)
+    link = unescape(re.search(r'<a href="([^"]*)"[^>]*>ログイン</a>', page).group(1))
+    response = client.get(link)
+    assert response.status_code == 302
+    callback = answer_at_provider(response.headers["Location"], {"sub": "rokuro"})
+    back = client.get(callback).headers["Location"]
+    assert back == f"/videos/{video.id}?t=87&q=%E5%A4%A7%E9%98%AA"

@@ -1,5 +1,6 @@
 // The account page: start a subscription checkout, open the billing portal, claim a
-// referral code, copy the code or the share link.
+// referral code, copy the code or the share link; back from a plan checkout, follow the
+// provider's confirmation until the plan is the member's.
 (() => {
   const {t, errorText} = window.i18n;
   const csrfToken = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
@@ -47,7 +48,7 @@
   }
   const status = document.querySelector("[data-copy-status]");
   function selectText(button) {
-    const field = button.parentElement.querySelector("input, code");
+    const field = button.parentElement.querySelector("input, code, [data-share-link]");
     if (field && field.select) { field.select(); return; }
     const range = document.createRange();
     range.selectNodeContents(field);
@@ -66,4 +67,51 @@
       }
     });
   });
+
+  // The header's balance (base.html): the monthly credits, and the bonus part only when
+  // there is a bonus.
+  function showHeaderBalance(credits, bonus) {
+    const header = document.querySelector("[data-header-balance]");
+    if (!header) return;
+    header.querySelector("[data-header-credits]").textContent = credits;
+    header.querySelector("[data-header-bonus]").textContent = bonus;
+    header.querySelector("[data-header-bonus-part]").hidden = !bonus;
+  }
+
+  // Back from a plan checkout: the provider's webhook may still be on its way. Ask
+  // /api/me with a growing pause (1 s, 1.5 s, ... at most 15 s, for about 3 minutes)
+  // until the plan is a paid one, then show it where the page showed "confirming".
+  const confirming = document.querySelector("[data-subscription-status][data-confirming]");
+  if (confirming) {
+    const FIRST_PAUSE_MS = 1000, MAX_PAUSE_MS = 15000, GIVE_UP_AFTER_MS = 180000;
+    let pause = FIRST_PAUSE_MS, waited = 0;
+    const showConfirmed = (me) => {
+      if (me.plan !== confirming.dataset.confirming) { window.location.replace("/account"); return; }
+      const plan = document.querySelector("[data-plan]");
+      plan.dataset.plan = me.plan;
+      plan.textContent = confirming.dataset.planWords;
+      confirming.textContent = confirming.dataset.confirmedWords;
+      delete confirming.dataset.confirming;
+      document.querySelector("[data-credit-balance]").textContent = me.creditBalance;
+      document.querySelector("[data-bonus-credit]").textContent = me.bonusCredit;
+      showHeaderBalance(me.creditBalance, me.bonusCredit);
+      document.querySelectorAll("[data-upgrade], [data-referral-claim]").forEach((part) => part.remove());
+      const manage = document.querySelector("[data-manage]");
+      if (manage) manage.hidden = false;
+    };
+    const ask = async () => {
+      try {
+        const response = await fetch("/api/me", {headers: {Accept: "application/json"}});
+        if (response.ok) {
+          const me = await response.json();
+          if (me.plan && me.plan !== "free") { showConfirmed(me); return; }
+        }
+      } catch (error) { /* offline for a moment: ask again after the pause */ }
+      waited += pause;
+      if (waited >= GIVE_UP_AFTER_MS) { confirming.textContent = t("not_confirmed"); return; }
+      setTimeout(ask, pause);
+      pause = Math.min(pause * 1.5, MAX_PAUSE_MS);
+    };
+    setTimeout(ask, pause);
+  }
 })();
