@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import zlib
+from bisect import bisect_left, bisect_right
+from typing import Any
 
 from models.clock import now_iso
 from models.platform.base import Cue, Subtitles
 from models.search import get_engine
-from models.search.base import Segment
+from models.search.base import Segment, VideoHit
 from models.search.segments import clean_rolling_repeats
+from models.search.snippets import Snippet, cue_snippet
 from models.tables import SubtitleTrack
 
 # zlib's default level: within a few percent of the best for short JSON, several times
@@ -67,6 +70,64 @@ def transcript_cues(subtitles: Subtitles) -> list[Segment]:
     if subtitles.type == "auto":
         cues = clean_rolling_repeats(cues)
     return [Segment(start=c.start, end=c.end, text=c.text.replace("\n", " ").strip()) for c in cues]
+
+
+# Cues read before a moment's first one when it is cut back into cues: automatic
+# captions are cleaned against the cue before (clean_rolling_repeats), and a cleaned
+# cue may start where the one before it ended.
+CONTEXT_CUES = 3
+
+
+class StoredCues:
+    """A stored track decoded only as far as JSON (`[[start, end, text], ...]`, sorted by
+    start), so a page of results can take each moment's few cues without building the
+    whole transcript of every video on it."""
+
+    def __init__(self, row: SubtitleTrack):
+        self.type = row.type
+        self.language = row.language
+        rows = json.loads(zlib.decompress(bytes(row.cues)))
+        self.rows: list[list[Any]] = sorted(rows, key=lambda r: float(r[0]))
+        self.starts = [float(r[0]) for r in self.rows]
+
+    def around(self, start: float, end: float) -> list[Segment]:
+        """The transcript's cues from `start` to `end` seconds, as transcript_cues reads
+        them, with the context they are cleaned against left out again."""
+        first = max(0, bisect_left(self.starts, start - 0.01) - CONTEXT_CUES)
+        last = bisect_right(self.starts, end)
+        cues = [
+            Cue(start=float(a), end=float(b), text=str(text))
+            for a, b, text in self.rows[first : last + 1]
+        ]
+        window = transcript_cues(Subtitles(self.type, self.language, cues))
+        return [cue for cue in window if cue.start >= start - 0.01 and cue.start <= end]
+
+
+def stored_cues(video_ids: list[str]) -> dict[str, StoredCues]:
+    """The stored tracks of several videos at once (a page of results), by video id."""
+    if not video_ids:
+        return {}
+    rows = SubtitleTrack.select().where(SubtitleTrack.video.in_(video_ids))
+    return {row.video_id: StoredCues(row) for row in rows}
+
+
+def moment_snippets(videos: list[VideoHit]) -> dict[str, list[Snippet]]:
+    """Each result's moments cut back into their cues (search/snippets.py), by video id:
+    one read of the page's tracks, and of each track only the moments' cues."""
+    tracks = stored_cues([video.video_id for video in videos if video.moments])
+    snippets = {}
+    for video in videos:
+        track = tracks.get(video.video_id)
+        snippets[video.video_id] = [
+            cue_snippet(hit, _cues_of(track, hit.start, hit.end)) for hit in video.moments
+        ]
+    return snippets
+
+
+def _cues_of(track: StoredCues | None, start: float | None, end: float | None) -> list[Segment]:
+    if track is None or start is None:
+        return []
+    return track.around(start, end if end is not None else start)
 
 
 def video_transcript(video_id: str) -> list[Segment]:

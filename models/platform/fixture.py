@@ -39,6 +39,17 @@ class FixturePlatform:
     def channel_ids(self) -> list[str]:
         return sorted(p.stem for p in (self.folder / "channels").glob("*.json"))
 
+    def example_searches(self) -> dict[str, list[str]]:
+        """The searches each channel's file suggests (`exampleSearches`), for the home page
+        of a fresh install: words its videos say. Not a platform call: no quota spent."""
+        found = {}
+        for path in sorted((self.folder / "channels").glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            words = [str(w).strip() for w in data.get("exampleSearches") or [] if str(w).strip()]
+            if words:
+                found[str(data.get("id") or path.stem)] = words
+        return found
+
     def get_channel(self, id_or_handle: str) -> ChannelInfo:
         data = self._read("channels", id_or_handle)
         if data is None:

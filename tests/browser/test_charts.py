@@ -15,7 +15,7 @@ from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_reservation, make_user
 from tests.fixtures import keep_screenshot
 from tests.web.test_ad_purchase_lifecycle import buy
-from web import pages
+from web.pages import own_ads
 
 IMPRESSIONS = (0x1A, 0x73, 0xE8)  # web/static/charts.js
 CLICKS = (0xD9, 0x30, 0x25)
@@ -120,7 +120,7 @@ def test_the_advertiser_chart_shows_both_series_on_named_axes_with_dates(
 ):
     reservation = make_reservation(owner, status="active")  # 2027-01
     # Read after the month: every day of it has happened (the served site runs here).
-    monkeypatch.setattr(pages, "utcnow", lambda: datetime(2027, 2, 1, tzinfo=UTC))
+    monkeypatch.setattr(own_ads, "utcnow", lambda: datetime(2027, 2, 1, tzinfo=UTC))
     measure(
         reservation,
         [("2027-01-03", 1200, 3), ("2027-01-04", 1500, 9), ("2027-01-10", 900, 5)],

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from models import library
+from models.platform.fixture import FixturePlatform
 from models.search import SearchQuery
+from models.search.text import CJK_RUN
+from tests.browser.test_first_run import sample  # noqa: F401  (the sample data, loaded)
 from tests.factories import make_channel, make_user, make_video
 from tests.fixtures import keep_screenshot
 
@@ -46,3 +49,26 @@ def test_home_page_offers_searches_and_channels(page, site, started, violations,
     page.wait_for_url("**/search?q=*")
     assert page.locator("input[name=q]").first.input_value() == "大阪 ラーメン"
     assert violations == []
+
+
+@pytest.mark.usefixtures("sample")
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_fresh_install_offers_real_words_from_the_sample(page, site, width):
+    """Right after `subsearch sample load`: the channels at once (no empty answer kept),
+    the sample's own example searches, Japanese first for a Japanese reader, each one a
+    search that finds something."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{site}/")
+    assert page.locator(".home-channel").count() == len(FixturePlatform().channel_ids())
+    examples = page.locator(".example-searches a").all_inner_texts()
+    assert "たこ焼き" in examples
+    assert not {"in", "for", "the"} & set(examples)
+    assert all(len(words) >= 2 for words in examples)
+    japanese = [bool(CJK_RUN.search(words)) for words in examples]
+    assert japanese[0] and japanese == sorted(japanese, reverse=True)
+    keep_screenshot(page, f"home-sample-{width}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator(".example-searches a", has_text="たこ焼き").click()
+    page.wait_for_url("**/search?q=*")
+    assert page.locator("li.result").count() >= 1
+    assert page.locator("li.moment mark").first.inner_text() == "たこ焼き"

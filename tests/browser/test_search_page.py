@@ -103,7 +103,7 @@ def test_thumbnails_that_cannot_load_give_way_to_a_drawn_placeholder(
     # Moment links carry the query for the video page to highlight
     href = cards.nth(2).locator(".moment .timestamp").first.get_attribute("href")
     assert re.fullmatch(
-        r"/videos/noodle00002\?(t=\d+&)?q=%E3%83%A9%E3%83%BC%E3%83%A1%E3%83%B3", href
+        r"/videos/noodle00002\?(t=\d+(\.\d+)?&)?q=%E3%83%A9%E3%83%BC%E3%83%A1%E3%83%B3", href
     )
     keep_screenshot(page, f"search-{width}")
     assert violations == []
@@ -124,3 +124,34 @@ def test_thumbnails_that_load_cover_the_placeholder(page, site, noodles):
     first = page.locator("li.result").first
     expect(first.locator("img[data-thumb]")).to_be_visible()
     assert "thumb-failed" not in (first.locator(".thumb").get_attribute("class") or "")
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_page_past_the_last_says_so_and_offers_the_last_page(page, site, noodles, width):
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{site}/search?q=ラーメン&sort=oldest&perPage=5&page=9")
+    assert page.locator("li.result").count() == 0
+    beyond = page.locator(".beyond-results")
+    assert "9 ページは検索結果の範囲外です" in beyond.inner_text()
+    assert "見つかりませんでした" not in page.locator("main").inner_text()  # they were found
+    last = beyond.locator("a[rel=last]")
+    assert last.inner_text() == "最後のページ（3）へ"
+    keep_screenshot(page, f"search-beyond-{width}")
+    last.click()
+    page.wait_for_url(re.compile(r"page=3"))
+    assert page.locator("li.result").count() == len(VIDEO_IDS) - 10
+    assert page.locator(".pagination").inner_text().count("3 / 3") == 1
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_a_single_result_uses_the_width_of_a_phone(page, site, noodles, width):
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{site}/search?q=うどん")
+    cards = page.locator("li.result")
+    assert cards.count() == 1
+    card, results = cards.first.bounding_box(), page.locator("ol.results").bounding_box()
+    if width < 640:
+        assert card["width"] >= results["width"] - 1  # not half the screen left empty
+    else:
+        assert card["width"] < results["width"] / 2  # a desktop keeps its columns
+    keep_screenshot(page, f"search-single-{width}")

@@ -81,7 +81,7 @@ def test_timestamps_seek_the_player_and_the_playing_cue_is_marked(
     expect(page.frame_locator("iframe[data-player]").locator("body")).to_contain_text("fake")
     frame = next(f for f in page.frames if f.url.startswith("https://www.youtube-nocookie.com"))
     last = len(starts) - 1
-    link = cues.nth(last).locator("a")
+    link = cues.nth(last).locator("a.timestamp")
     link.scroll_into_view_if_needed()  # the ads below the player settle first
     link.click()
     assert page.evaluate("window.stayed") is True  # no reload
@@ -101,3 +101,33 @@ def test_timestamps_seek_the_player_and_the_playing_cue_is_marked(
     keep_screenshot(page, f"video-{width}")
     assert violations == []
     assert json.dumps(commands)  # every command was plain JSON the player could read
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_the_player_is_16_9_and_a_phone_reads_the_transcript_before_the_ads(
+    page, site, transcript, width
+):
+    user = make_user(email=f"layout{width}@example.jp")
+    unlock_video(user.id, VIDEO)
+    page.route(
+        "https://www.youtube-nocookie.com/embed/**",
+        lambda route: route.fulfill(status=200, content_type="text/html", body=FAKE_PLAYER),
+    )
+    page.set_viewport_size({"width": width, "height": 800})
+    sign_in(page, site, user.email)
+    page.goto(f"{site}/videos/{VIDEO}")
+    player = page.locator("iframe[data-player]").bounding_box()
+    assert abs(player["width"] / player["height"] - 16 / 9) < 0.02
+    assert player["width"] <= width
+    if width == 375:
+        assert player["width"] >= 320  # the phone's width, less the margins
+    first_line = page.locator("[data-cues] > li").first.bounding_box()
+    below_player = page.locator('[data-ad-slot="video-detail-below-player"]').bounding_box()
+    if width < 768:
+        # The transcript's first lines come right after the player, before the ads
+        assert first_line["y"] < below_player["y"]
+        assert first_line["y"] < 800  # on the first screen
+    else:
+        # A wide screen keeps the slot right under the player
+        assert player["y"] + player["height"] <= below_player["y"] < first_line["y"]
+    keep_screenshot(page, f"video-layout-{width}")

@@ -4,12 +4,14 @@ the index's lock, so concurrent writers leave the newest state."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from models import index_check, indexing, ingest
 from models.db import db
 from models.search import SearchQuery, get_engine
-from models.subtitles import load_track, video_transcript
+from models.subtitles import load_track, moment_snippets, video_transcript
 from models.tables import SubtitleTrack, Video
 from tests.concurrency import at_once
 from tests.fakes.platform_files import auto, manual
@@ -95,3 +97,30 @@ def test_two_imports_of_a_channel_at_once_fetch_each_new_video_once(files):
     outcomes = at_once(lambda _: ingest.import_channel(CH).new_video_ids, [0, 1, 2, 3])
     new = sorted(video_id for ids in outcomes for video_id in ids)
     assert new == ["trackVideo1", "trackVideo2"]
+
+
+@pytest.mark.parametrize("kind", [manual, auto])
+def test_moments_deep_in_a_long_track_are_cut_into_the_cues_the_transcript_shows(
+    platform_files, kind
+):
+    """A page of results reads of each track only its moments' cues (and the few before
+    them that automatic captions are cleaned against): the cut is the transcript's."""
+    lines = [f"{n}番目の話です" for n in range(400)]
+    lines[300] = "ここで合言葉はひまわり"
+    if kind is auto:  # each rolling cue shows the line before again
+        lines = [lines[0]] + [f"{a}\n{b}" for a, b in itertools.pairwise(lines)]
+    platform_files.channel(CH, ["longVideo01"])
+    platform_files.video("longVideo01", CH, kind(*lines))
+    ingest.import_channel(CH)
+    ingest.fetch_subtitles("longVideo01")
+    found = get_engine().search_videos(SearchQuery(q="ひまわり"))
+    assert [video.video_id for video in found.videos] == ["longVideo01"]
+    [snippet] = moment_snippets(found.videos)["longVideo01"]
+    transcript = {cue.start: cue.text for cue in video_transcript("longVideo01")}
+    assert len(snippet.cues) >= 2  # the window's cues, set apart
+    for cue in snippet.cues:
+        assert cue.start in transcript
+    assert snippet.start == 900.0  # the cue holding the word, not the window's first
+    assert (
+        "<mark>ひまわり</mark>" in snippet.cues[[c.start for c in snippet.cues].index(900.0)].html
+    )

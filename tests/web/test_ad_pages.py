@@ -18,7 +18,7 @@ from models.clock import utcnow
 from models.tables import AdImpressionDaily
 from tests.factories import make_reservation, make_subscription, make_user, sign_in
 from tests.fakes.platform_files import manual
-from web import pages
+from web.pages import own_ads
 
 CH = "UCadpagesadpagesadpages1"
 MONTH = month_of(utcnow())
@@ -99,7 +99,11 @@ def test_the_video_page_has_its_two_slots(client, page_with_hits):
     assert html.count('data-ad-slot="video-detail-below-player"') == 1
     assert html.count('data-ad-slot="video-detail-below-subtitle"') == 1
     assert f'data-reservation-id="{below_player.id}"' in html
-    assert html.index("video-detail-below-player") < html.index('class="subtitles"')
+    # In the page the transcript comes first (a phone reads it before the ads); a wide
+    # screen shows the slot under the player (tests/browser/test_video_transcript.py).
+    subtitles = html.index('class="subtitles"')
+    assert subtitles < html.index("video-detail-below-player")
+    assert html.index("video-detail-below-player") < html.index("video-detail-below-subtitle")
 
 
 def test_english_readers_see_advertisement(client, page_with_hits):
@@ -172,7 +176,7 @@ def test_a_running_month_charts_the_days_so_far_not_zeros_to_come(client, monkey
         country="JP",
         impressions=40,
     )
-    monkeypatch.setattr(pages, "utcnow", lambda: datetime(2027, 1, 10, 12, tzinfo=UTC))
+    monkeypatch.setattr(own_ads, "utcnow", lambda: datetime(2027, 1, 10, 12, tzinfo=UTC))
     page = client.get(f"/ads/{reservation.id}").get_data(as_text=True)
     chart = json.loads(re.search(r"data-chart-data>(.*?)</script>", page, re.S).group(1))
     assert chart["days"][0] == "2027-01-01" and chart["days"][-1] == "2027-01-10"

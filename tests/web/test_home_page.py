@@ -7,11 +7,13 @@ import re
 from datetime import timedelta
 from html import unescape
 
-from models import library
+from models import ingest, library
 from models.clock import iso, utcnow
 from models.home import example_searches
+from models.platform.fixture import FixturePlatform
 from models.search import SearchQuery
-from models.tables import SearchHistory
+from models.search.text import CJK_RUN
+from models.tables import SearchHistory, Video
 from tests.factories import make_channel, make_user, make_video
 from tests.web.test_i18n import english_on
 
@@ -87,3 +89,57 @@ def test_home_and_video_pages_in_japanese_show_no_english_source_sentence(client
     assert english_on(video_page) == []
     # The next fetch in the reader's zone (Asia/Tokyo), not UTC
     assert "2026/11/24 12:00 ごろに自動で取得し直します。" in video_page
+
+
+def test_an_empty_answer_is_not_kept_so_the_first_channel_shows_at_once(client):
+    assert "まだ検索できるチャンネルはありません。" in client.get("/").get_data(as_text=True)
+    make_video(make_channel(title="最初のチャンネル"))
+    page = client.get("/").get_data(as_text=True)  # within the minute answers are kept
+    assert "最初のチャンネル" in page
+    assert "まだ検索できるチャンネルはありません。" not in page
+
+
+def test_stopwords_lone_kana_and_lone_letters_are_never_examples(client):
+    channel = make_channel(title="Walks")
+    for title in ("Walking in Kyoto", "Eating in Osaka", "Ramen for one", "Ramen for two"):
+        make_video(channel, title=title)
+    assert example_searches() == ["Ramen"]  # not "in" or "for", though shared by two titles
+    for n, words in enumerate(["in", "for", "の", "a", "鹿", "in kyoto", "紅葉"] * 2):
+        library.record_search(make_user(email=f"w{n}@example.jp").id, SearchQuery(q=words))
+    assert sorted(example_searches()) == sorted(["鹿", "紅葉"])  # a lone kanji is a word
+
+
+def test_examples_in_the_readers_language_come_first(client):
+    make_video(title="大阪 ramen")
+    for n, words in enumerate(["ramen", "ramen", "ramen", "大阪", "大阪"]):
+        library.record_search(make_user(email=f"l{n}@example.jp").id, SearchQuery(q=words))
+    ja = client.get("/", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert _examples(ja) == ["大阪", "ramen"]
+    en = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert _examples(en) == ["ramen", "大阪"]
+
+
+def test_a_fresh_install_offers_the_sample_datas_own_examples(client):
+    sample = FixturePlatform()
+    for channel_id in sample.channel_ids():
+        ingest.import_channel(channel_id)
+    suggested = [w for words in sample.example_searches().values() for w in words]
+    ja = _examples(client.get("/", headers={"Accept-Language": "ja"}).get_data(as_text=True))
+    assert ja and set(ja) <= set(suggested)
+    assert "たこ焼き" in ja and "in" not in ja and "for" not in ja
+    japanese = [bool(CJK_RUN.search(w)) for w in ja]
+    assert japanese == sorted(japanese, reverse=True)  # Japanese ones first
+    en = _examples(client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True))
+    assert sorted(en) == sorted(ja) and not CJK_RUN.search(en[0])
+
+
+def test_every_sample_example_finds_something(client):
+    sample = FixturePlatform()
+    for channel_id in sample.channel_ids():
+        ingest.import_channel(channel_id)
+    for video in Video.select().where(Video.subtitle_status == "pending"):
+        ingest.fetch_subtitles(video.id)
+    for channel_id, words in sample.example_searches().items():
+        for q in words:
+            found = library.search_videos(None, SearchQuery(q=q, channels=(channel_id,)))
+            assert found.total_videos >= 1, q

@@ -31,7 +31,7 @@ def test_search_page_shows_one_card_per_video_with_escaped_highlights(client, in
     assert page.count('<li class="result" data-video-id="pageVideo01"') == 1
     assert 'data-total-videos="1"' in page
     assert ">1 件</p>" in page
-    [moment] = re.findall(r'<li class="moment">(.*?)</li>', page, re.S)
+    [moment] = re.findall(r'<li class="moment"[^>]*>(.*?)</li>', page, re.S)
     # The moment's link carries the query, so the video page can highlight it
     assert 'href="/videos/pageVideo01?q=%E5%A4%A7%E9%98%AA">0:00</a>' in moment
     assert "<mark>大阪</mark>の&lt;b&gt;夜景&lt;/b&gt;" in moment
@@ -230,7 +230,8 @@ def test_search_and_video_pages_read_in_english_for_english_readers(client, inde
     for japanese in ("絞り込み", "検索語", "件", "字幕"):
         assert japanese not in page
     video = client.get("/videos/pageVideo01", headers=en).get_data(as_text=True)
-    assert "Sign in</a> to read the full subtitles with credits." in video
+    assert "takes 1 credit (valid for 4 weeks)" in video
+    assert "Sign in</a> to read them with credits." in video
     sign_in(client, make_user())
     locked = client.get("/videos/pageVideo01", headers=en).get_data(as_text=True)
     assert "takes 1 credit (valid" in locked and ">Unlock for 1 credit</button>" in locked
@@ -240,3 +241,13 @@ def test_search_and_video_pages_read_in_english_for_english_readers(client, inde
     assert '<span class="ad-label">Advertisement</span>' in en_ads
     ja_ads = client.get("/videos/pageVideo01", headers=shown).get_data(as_text=True)
     assert '<span class="ad-label">広告</span>' in ja_ads
+
+
+@pytest.mark.parametrize("t", ["abc", "nan", "inf", "-5", "0", "1e9", ""])
+def test_a_start_that_is_not_a_time_in_a_video_opens_the_video_at_its_start(client, indexed, t):
+    page = client.get(f"/videos/pageVideo01?t={t}")
+    assert page.status_code == 200
+    assert (
+        "start="
+        not in page.get_data(as_text=True).split('src="https://www.youtube-nocookie')[1][:200]
+    )

@@ -1,68 +1,45 @@
-"""HTML pages for people: the search box and the account page."""
+"""HTML pages for people: the home page, search results and the account page; the
+video page and the advertiser's pages are in their own modules on the same blueprint."""
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 from typing import NamedTuple
 from urllib.parse import urlencode
 
-from flask import (
-    Blueprint,
-    Flask,
-    abort,
-    g,
-    redirect,
-    render_template,
-    request,
-    send_from_directory,
-)
+from flask import Flask, g, redirect, render_template, request
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
-from markupsafe import Markup
 from werkzeug.wrappers import Response as HttpResponse
 
 from models import library
-from models.ads import SLOT_IDS, slot_names, view_tokens
-from models.ads.delivery import (
-    MIDROLL_EVERY_HITS,
-    DirectAd,
-    SearchPageAds,
-    ads_enabled_for,
-    search_page_ads,
-    video_page_ads,
-)
-from models.ads.images import storage
-from models.ads.months import add_months, month_of
-from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
-from models.ads.reports import advertiser_reservation, advertiser_reservations
+from models.ads.delivery import MIDROLL_EVERY_HITS, ads_enabled_for, search_page_ads
+from models.ads.months import month_of
 from models.billing import subscription_summary
-from models.clock import parse_iso, utcnow
-from models.credits import calculate_credit_cost, has_access
+from models.clock import utcnow
 from models.errors import ValidationError
 from models.home import home
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
 from models.search import SearchQuery, bounds
-from models.search.base import Segment
-from models.search.text import highlight
-from models.search.text import parse_query as parse_terms
-from models.subtitles import video_transcript
-from models.tables import Channel, Video
-from web.api.operation import parse_path, parse_query
-from web.api.schemas.account import VideoPath
-from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath, ServedAd
+from models.subtitles import moment_snippets
+from models.tables import Channel
+from web.api.operation import parse_query
 from web.api.schemas.catalog import SearchParams, total_pages
-from web.charts import daily_lines
-from web.i18n import time_zones
-from web.urls import history_search_url, search_url
+from web.i18n import locale_code
+from web.pages import advertise, own_ads, video
+from web.pages.blueprint import bp
+from web.pages.served_ads import PageAds, ad_label
+from web.urls import history_search_url, public_url, search_url
+from web.zone_choices import zone_choices
 
-bp = Blueprint("pages", __name__)
+# Pages on the same blueprint, in modules of their own: their routes are on bp once imported.
+ROUTE_MODULES = (video, own_ads)
 
 
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html", home=home())
+    return render_template("index.html", home=home(locale_code()))
 
 
 # Lists a search keeps comma-separated in its address, as the API takes them.
@@ -116,13 +93,14 @@ def search() -> str | tuple[str, int] | HttpResponse:
         decided = search_page_ads(
             request.headers.get("Edge-IPCountry"), month_of(utcnow()), results.total_videos
         )
-        ads = _PageAds(decided)
+        ads = PageAds(decided)
     return render_template(
         "search.html",
         query=query,
         results=results,
         total_pages=max(1, total_pages(results.total_videos, query.per_page)),
         page_link=page_link,
+        snippets=moment_snippets(results.videos),
         filters=_search_filters(user_id, query),
         default=SearchQuery(q=query.q),
         ads=ads,
@@ -195,165 +173,33 @@ def initials(title: str | None) -> str:
 bp.add_app_template_global(history_search_url)
 
 
-@bp.get("/videos/<video_id>")
-def video(video_id: str) -> str:
-    video_id = parse_path(VideoPath, {"video_id": video_id}).video_id
-    found = Video.get_or_none(Video.id == video_id)
-    if found is None or found.subtitle_status == "deleted":
-        abort(404)
-    allowed = current_user.is_authenticated and has_access(current_user, video_id)
-    start = request.args.get("t", type=int)
-    start = start if start and start > 0 else None
-    q = (request.args.get("q") or "").strip()[:200]
-    segments = video_transcript(video_id) if allowed else None
-    return render_template(
-        "video.html",
-        video=found,
-        channel=Channel.get_by_id(found.channel_id),
-        segments=_marked_segments(segments, q) if segments is not None else None,
-        current_start=_current_start(segments or [], start),
-        q=q,
-        player_url=_player_url(video_id, start),
-        cost=calculate_credit_cost(found.duration_seconds),
-        start=start,
-        ads=_video_ads(),
-        ad_label=ad_label(),
-    )
-
-
-PLAYER_HOST = "https://www.youtube-nocookie.com"
-
-
-def _player_url(video_id: str, start: int | None) -> str:
-    """The embedded player, listening to the page's postMessage commands (static/
-    video-player.js: seek on a timestamp, mark the cue being played)."""
-    params = {"enablejsapi": "1", "origin": request.host_url.rstrip("/")}
-    if start:
-        params["start"] = str(start)
-    return f"{PLAYER_HOST}/embed/{video_id}?{urlencode(params)}"
-
-
-def _marked_segments(segments: list[Segment], q: str) -> list[SimpleNamespace]:
-    """Each cue with its text as escaped HTML, the query's words in <mark>."""
-    terms = parse_terms(q) if q else []
-    return [
-        SimpleNamespace(
-            start=s.start, end=s.end, text=s.text, html=Markup(highlight(s.text, terms))
-        )
-        for s in segments
-    ]
-
-
-def _current_start(segments: list[Segment], start: int | None) -> float | None:
-    """The start of the cue playing at `start` seconds (the last one begun by then)."""
-    if start is None:
-        return None
-    begun = [s.start for s in segments if s.start <= start]
-    return begun[-1] if begun else None
-
-
-@bp.get("/ads/new")
-@login_required
-def new_ad() -> str:
-    names = slot_names()
-    return render_template(
-        "ads/new.html",
-        slots=[SimpleNamespace(id=s, display_name=names.get(s, s)) for s in SLOT_IDS],
-        profiles=list_profiles(current_user.id),
-        categories=BUSINESS_CATEGORIES,
-        next_month=add_months(month_of(utcnow()), 1),
-        cancelled=bool(request.args.get("cancelled")),
-    )
-
-
-def minutes_left(expires_at: str) -> int:
-    """Whole minutes until an ISO time, rounded up (a checkout's time left)."""
-    return max(0, math.ceil((parse_iso(expires_at) - utcnow()).total_seconds() / 60))
-
-
-@bp.get("/ads")
-@login_required
-def own_ads() -> str:
-    own = advertiser_reservations(current_user.id)
-    return render_template(
-        "ads/list.html",
-        minutes_left=minutes_left,
-        reservations=[OwnReservation.of(r).as_json() for r in own],
-    )
-
-
-@bp.get("/ads/<reservation_id>")
-@login_required
-def own_ad(reservation_id: str) -> str:
-    reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
-    detail = advertiser_reservation(current_user.id, reservation_id)
-    report = OwnReservationDetail.of(detail).as_json()
-    return render_template(
-        "ads/detail.html",
-        r=report,
-        minutes_left=minutes_left,
-        chart=daily_lines(report["daily"], until=utcnow().date()),
-        paid=request.args.get("paid"),
-    )
-
-
-@bp.get("/uploads/<name>")
-def uploaded(name: str) -> HttpResponse:
-    """Ad images, as stored (re-encoded) by the upload."""
-    if not storage().exists(name) or name.startswith("."):
-        abort(404)
-    response = send_from_directory(storage().path(name).parent, name, max_age=86400)
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
-def ad_label() -> str:
-    """The label over every ad, in the reader's language."""
-    return _("Advertisement")
-
-
-class _PageAds:
-    """A search page's decided ads, as the API serves them (dictionaries for the
-    template), all under one render id (each ad's view token differs by its
-    reservation and position)."""
-
-    def __init__(self, page: SearchPageAds):
-        self.page = page
-        self.render = view_tokens.new_render_id()
-        self.bottom = _served(page.bottom, self.render) if page.bottom is not None else None
-
-    def midroll(self, firing: int) -> list[dict | None]:
-        return _served(self.page.midroll(firing), self.render)
-
-
-def _served(positions: list[DirectAd | None], render: bytes) -> list[dict | None]:
-    return [ServedAd.of(ad, render).as_json() if ad else None for ad in positions]
-
-
-def _video_ads() -> dict[str, list[dict | None]] | None:
-    if not ads_enabled_for(current_user):
-        return None
-    decided = video_page_ads(request.headers.get("Edge-IPCountry"), month_of(utcnow()))
-    render = view_tokens.new_render_id()
-    return {slot: _served(positions, render) for slot, positions in decided.items()}
-
-
 @bp.get("/account")
 @login_required
 def account() -> str:
+    """The member's account. Back from a plan checkout (`subscribed=<plan>`), the plan
+    reads as being confirmed until the provider's webhook has made it the member's plan;
+    the page's script follows /api/me until then (README, Credits, plans and referrals)."""
     plan = plan_of(current_user.id)
+    returned_for = request.args.get("subscribed")
+    if returned_for not in PLAN_LIMITS or returned_for == "free":
+        returned_for = None
     return render_template(
         "account.html",
         user=current_user,
         plan=plan,
         plan_limit=PLAN_LIMITS[plan],
+        plan_limits=PLAN_LIMITS,
+        confirming=returned_for if returned_for and plan == "free" else None,
+        confirmed=plan if returned_for and plan != "free" else None,
         subscription=subscription_summary(current_user.id),
         referral_count=referral_count(current_user.id),
+        share_url=public_url("pages.account", ref=current_user.referral_code),
         history=library.history(current_user.id)[:20],
         favorites=library.favorites(current_user.id),
-        time_zones=sorted(time_zones()),
+        zone_choices=zone_choices(locale_code(), current_user.time_zone),
     )
 
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    advertise.init_app(app)

@@ -3,6 +3,13 @@
 // reloading the page (its ?t= address stays the fallback without script), and the cue
 // at the player's current time is marked as it plays.
 (() => {
+  // The unlock notice was said once: a reload or a kept address does not repeat it.
+  const here = new URL(window.location.href);
+  if (here.searchParams.has("unlocked")) {
+    here.searchParams.delete("unlocked");
+    history.replaceState(null, "", here.toString());
+  }
+
   const player = document.querySelector("iframe[data-player]");
   const cues = [...document.querySelectorAll("[data-cues] > li[data-start]")];
   if (!player || !cues.length) return;
@@ -11,13 +18,28 @@
 
   const send = (message) => player.contentWindow && player.contentWindow.postMessage(JSON.stringify(message), origin);
 
-  const mark = (seconds) => {
+  // Inside the transcript's own scroll box (a phone's), the marked cue comes into view
+  // without moving the page.
+  const list = document.querySelector("[data-cues]");
+  const reveal = (cue) => {
+    if (list.scrollHeight <= list.clientHeight) return;
+    const top = cue.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top + cue.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 3);
+    }
+  };
+  const marked = document.querySelector("[data-cues] > li.current-cue");
+  if (marked) reveal(marked);
+
+  // The player reports its time a little late, so it gets a quarter second of slack; a
+  // clicked cue is marked exactly (its address holds its start to the hundredth).
+  const mark = (seconds, slack = 0.25) => {
     let index = -1;
-    for (let i = 0; i < starts.length && starts[i] <= seconds + 0.25; i += 1) index = i;
+    for (let i = 0; i < starts.length && starts[i] <= seconds + slack; i += 1) index = i;
     cues.forEach((cue, i) => {
       const on = i === index;
       cue.classList.toggle("current-cue", on);
-      if (on) cue.setAttribute("aria-current", "true"); else cue.removeAttribute("aria-current");
+      if (on) { cue.setAttribute("aria-current", "true"); reveal(cue); } else cue.removeAttribute("aria-current");
     });
   };
 
@@ -39,10 +61,10 @@
     const link = event.target.closest("a[data-seek]");
     if (!link || event.metaKey || event.ctrlKey || event.shiftKey || event.button) return;
     event.preventDefault();
-    const seconds = parseInt(link.dataset.seek, 10);
+    const seconds = parseFloat(link.dataset.seek);
     send({event: "command", func: "seekTo", args: [seconds, true]});
     send({event: "command", func: "playVideo", args: []});
-    mark(seconds);
+    mark(seconds, 0.01);
     history.replaceState(null, "", link.href);
   });
 })();

@@ -1,4 +1,5 @@
-// The video page's unlock button: spend the credits, then show the subtitles. One click
+// The video page's unlock button: spend the credits, then show the subtitles with what
+// they cost. One click
 // is one charge: the button is disabled while the request runs, and the request carries
 // an Idempotency-Key made for this click, so a request sent twice is charged once.
 (() => {
@@ -36,11 +37,19 @@
     } catch (failure) {
       response = null;
     }
-    if (response && response.ok) { window.location.reload(); return; }
+    if (response && response.ok) {
+      // The page again with the subtitles, saying what the unlock cost and the balance
+      // left (read from the access row, so the words hold after the reload).
+      const next = new URL(window.location.href);
+      next.searchParams.set("unlocked", "1");
+      window.location.replace(next.toString());
+      return;
+    }
     const body = response ? await response.json().catch(() => ({})) : {};
     const code = body.error && body.error.code;
     error.textContent = OWN.includes(code) ? i18n.t(code) : i18n.errorText(body, i18n.t("unlock_failed"));
     error.hidden = false;
+    document.querySelector("[data-unlock-plans]").hidden = code !== "insufficient_credits";
     button.disabled = false;
     button.removeAttribute("aria-busy");
   });

@@ -1,0 +1,91 @@
+"""The advertiser's own pages: the purchase form, the list of reservations, one
+reservation's report (with where its payment stands), and the stored ad images."""
+
+from __future__ import annotations
+
+import math
+import re
+from types import SimpleNamespace
+
+from flask import abort, render_template, request, send_from_directory
+from flask_login import current_user, login_required
+from werkzeug.wrappers import Response as HttpResponse
+
+from models.ads import SLOT_IDS, slot_names
+from models.ads.images import storage
+from models.ads.months import add_months, month_of
+from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
+from models.ads.reports import advertiser_reservation, advertiser_reservations
+from models.ads.reservations import kept_stop_notice, release_cancelled_checkout
+from models.clock import parse_iso, utcnow
+from models.settings import get_settings
+from web.api.operation import parse_path
+from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath
+from web.charts import daily_lines
+from web.pages.blueprint import bp
+
+
+@bp.get("/ads/new")
+@login_required
+def new_ad() -> str:
+    """The purchase form; `cancelled=<reservation id>` when the buyer comes back from a
+    cancelled checkout, whose hold is released before the form asks for a position."""
+    cancelled = request.args.get("cancelled") or ""
+    if UUID_FORM.fullmatch(cancelled):
+        release_cancelled_checkout(current_user.id, cancelled)
+    names = slot_names()
+    return render_template(
+        "ads/new.html",
+        slots=[SimpleNamespace(id=s, display_name=names.get(s, s)) for s in SLOT_IDS],
+        profiles=list_profiles(current_user.id),
+        categories=BUSINESS_CATEGORIES,
+        next_month=add_months(month_of(utcnow()), 1),
+        cancelled=bool(request.args.get("cancelled")),
+    )
+
+
+UUID_FORM = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def minutes_left(expires_at: str) -> int:
+    """Whole minutes until an ISO time, rounded up (a checkout's time left)."""
+    return max(0, math.ceil((parse_iso(expires_at) - utcnow()).total_seconds() / 60))
+
+
+@bp.get("/ads")
+@login_required
+def own_ads() -> str:
+    own = advertiser_reservations(current_user.id)
+    return render_template(
+        "ads/list.html",
+        minutes_left=minutes_left,
+        reservations=[OwnReservation.of(r).as_json() for r in own],
+    )
+
+
+@bp.get("/ads/<reservation_id>")
+@login_required
+def own_ad(reservation_id: str) -> str:
+    reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
+    detail = advertiser_reservation(current_user.id, reservation_id)
+    report = OwnReservationDetail.of(detail).as_json()
+    notice = kept_stop_notice(reservation_id) if report["status"] == "stopped" else None
+    return render_template(
+        "ads/detail.html",
+        r=report,
+        minutes_left=minutes_left,
+        chart=daily_lines(report["daily"], until=utcnow().date()),
+        paid=bool(request.args.get("paid")),
+        notice=notice,
+        support_email=get_settings().support_email,
+    )
+
+
+@bp.get("/uploads/<name>")
+def uploaded(name: str) -> HttpResponse:
+    """Ad images, as stored (re-encoded) by the upload."""
+    if not storage().exists(name) or name.startswith("."):
+        abort(404)
+    response = send_from_directory(storage().path(name).parent, name, max_age=86400)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
