@@ -134,3 +134,62 @@ def tables_to_clear(database: Database) -> list[str]:
         raise RuntimeError(f"tables without a model, never cleared: {sorted(undeclared)}")
     ordered = reversed(sort_models(models))
     return [m._meta.table_name for m in ordered if m._meta.table_name not in KEPT_TABLES]
+
+
+# Each place PHRASE is drawn on the page (whitespace in it matches any run of whitespace
+# or none, across elements too), and the tops of the lines each occurrence is drawn on.
+_PHRASE_LINES = """(phrase) => {
+  const nodes = [];
+  let text = "";
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest("script, style, template, [hidden]")) continue;
+    nodes.push({node, start: text.length});
+    text += node.data;
+  }
+  const where = (offset) => {
+    let i = nodes.length - 1;
+    while (i > 0 && nodes[i].start > offset) i--;
+    return [nodes[i].node, offset - nodes[i].start];
+  };
+  const escaped = phrase.trim().split(/\\s+/)
+    .map(part => part.replace(/[.*+?^${}()|[\\]\\\\]/g, "\\\\$&")).join("\\\\s*");
+  const found = [];
+  for (const match of text.matchAll(new RegExp(escaped, "g"))) {
+    const range = document.createRange();
+    range.setStart(...where(match.index));
+    range.setEnd(...where(match.index + match[0].length - 1));
+    range.setEnd(range.endContainer, range.endOffset + 1);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0);
+    if (!rects.length) continue;  // not drawn (display: none, a closed <details>)
+    const tops = [...new Set(rects.map(r => Math.round(r.top)))].sort((a, b) => a - b)
+      .filter((top, i, all) => i === 0 || top - all[i - 1] > 2);
+    found.push(tops.length);
+  }
+  return found;
+}"""
+
+
+def broken_inside(page, phrase: str) -> bool:
+    """Whether PHRASE is split over two lines anywhere it is drawn on the page (言/葉,
+    掲載しませ/んか, 1/か月), measured from the boxes of its own characters. The phrase
+    must be drawn at least once: a test of a word that is not there would always pass."""
+    lines = page.evaluate(_PHRASE_LINES, phrase)
+    assert lines, f"{phrase!r} is not drawn on {page.url}"
+    return any(count > 1 for count in lines)
+
+
+def sideways_overflow(page) -> int:
+    """How many pixels the page scrolls sideways (0 when it fits its window)."""
+    return page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+
+
+def no_sideways_scroll(page, widths=(375, 1280)) -> None:
+    """The page fits a phone's and a desktop's width, then the window is set back."""
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": 800})
+        assert sideways_overflow(page) <= 0, f"{page.url} scrolls sideways at {width} px"
+    page.set_viewport_size({"width": 1000, "height": 700})

@@ -311,6 +311,11 @@ FIELDS = {
     "q": lazy_gettext("Search words"),
     "startDate": lazy_gettext("Start date"),
     "endDate": lazy_gettext("End date"),
+    # The ad purchase form's fields (POST /api/ads/reservations).
+    "redirectUrl": lazy_gettext("Link URL"),
+    "slot": lazy_gettext("Ad slot"),
+    "startMonth": lazy_gettext("First month"),
+    "consent": lazy_gettext("Consent to the terms"),
 }
 
 # Field problems in the API's words (web/api/operation.py, the schemas, the domain),
@@ -336,6 +341,49 @@ PROBLEMS = [
     ),
     (r"must not contain a backslash", lazy_gettext("must not contain a backslash")),
     (r"must name a host", lazy_gettext("must name a host")),
+    # The ad purchase's rules (models/ads/creative.py, reservations.py, profiles.py,
+    # images.py; web/api/schemas/ads.py): each refusal with its reason.
+    (r"must be a single line", lazy_gettext("must be a single line")),
+    (
+        r"must not contain an ad label such as .*",
+        lazy_gettext("must not contain a word that labels it as an ad (広告, AD, PR, Sponsored)"),
+    ),
+    (
+        r"must not claim affiliation with the service .*",
+        lazy_gettext("must not claim to be official or an authorised agent (公式, 正規代理店)"),
+    ),
+    (r"must not contain the service's name", lazy_gettext("must not contain this service's name")),
+    (
+        r"an http:// or https:// address with a host, .*",
+        lazy_gettext(
+            "enter an address starting with http:// or https://, with a site name and without"
+            " a user name, password or backslash"
+        ),
+    ),
+    (r"direct ads are not sold in this country", lazy_gettext("ads are not sold in this country")),
+    (r"a whole number from 1 to (\d+)", lazy_gettext("a whole number from 1 to {n}")),
+    (r"a month as YYYY-MM", lazy_gettext("choose a month")),
+    (r"no earlier than next month \(([0-9-]+)\)", lazy_gettext("from next month ({n}) on")),
+    (r"within (\d+) years", lazy_gettext("within {n} years from now")),
+    (
+        r"must be an image you uploaded to this service",
+        lazy_gettext("upload the image again (the upload is no longer available)"),
+    ),
+    (
+        r"choose an advertiser profile or send a new one",
+        lazy_gettext("choose a saved profile or enter a new one"),
+    ),
+    (r"not one of your advertiser profiles", lazy_gettext("not one of your profiles")),
+    (
+        r"you must confirm that the ad follows the terms|Input should be True",
+        lazy_gettext("tick the box to confirm the ad follows the terms of use"),
+    ),
+    (r"one of the 15 business categories", lazy_gettext("choose a business category")),
+    (r"T followed by 13 digits", lazy_gettext("T followed by 13 digits")),
+    (r"one of [a-z-]+(?:, [a-z-]+)*", lazy_gettext("choose one of the choices")),
+    (r"Input should be greater than or equal to (\d+)", lazy_gettext("at least {n}")),
+    (r"Input should be less than or equal to (\d+)", lazy_gettext("at most {n}")),
+    (r"Input should be a valid integer.*", lazy_gettext("a whole number")),
 ]
 
 

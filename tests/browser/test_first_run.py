@@ -86,20 +86,31 @@ def test_the_first_ten_minutes(page, site, sample, shots, violations):
     assert page.locator("li.result").count() >= 2
     assert page.locator("li.moment mark").first.inner_text() == "大阪"
     assert page.locator(".ad-slot[data-ad-slot='search-result-bottom'] .ad-card").count() >= 1
+    # A moment's cues are set apart, each with its own time.
+    assert page.locator("li.moment .cue-sep").count() >= 1
     snap(page, shots, "search", 375)
     snap(page, shots, "search", 1280, whole=True)
 
-    # 2. A video, signed in, its subtitles unlocked with the welcome credits.
+    # 2. A video, signed in: the balance in the header, the cost before unlocking, and
+    # what it cost after.
     sign_in(page, site, ADVERTISER_EMAIL)
     page.goto(f"{site}/search?q=大阪")
+    assert page.locator("[data-header-credits]").inner_text() == "50"
     page.locator("li.moment a.timestamp").first.click()
     page.wait_for_url("**/videos/**")
     page.wait_for_load_state("load")
     settled_click(page.locator("[data-unlock]"))
     page.locator("ol.segments li").first.wait_for()
+    assert page.locator("[data-unlocked]").is_visible()
+    left = int(page.locator("[data-header-credits]").inner_text())
+    assert 0 <= left < 50
+    snap(page, shots, "video", 375)
     snap(page, shots, "video", 1280, whole=True)
 
-    # 3. The purchase form, and 4. the demo advertiser's report with its chart.
+    # 3. For advertisers: the public page with prices and places, the purchase form,
+    # and 4. the demo advertiser's report with its chart.
+    page.goto(f"{site}/advertise")
+    snap(page, shots, "advertise", 1280)
     page.goto(f"{site}/ads/new")
     page.locator("select[name=slot]").wait_for()
     snap(page, shots, "ads-new", 1280)
