@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from peewee import Case
 
@@ -28,8 +29,10 @@ PAYMENT_PENDING = "payment_pending"
 # Stopped or expired without a payment.
 UNPAID = "unpaid"
 # How long a konbini voucher can be paid: the provider's default (Stripe's
-# payment_method_options.konbini.expires_after_days is 3 unless set otherwise).
+# payment_method_options.konbini.expires_after_days is 3 unless set otherwise), in
+# calendar days of Japan, the voucher lapsing at the end of the last one.
 KONBINI_PAYMENT_DAYS = 3
+JAPAN = ZoneInfo("Asia/Tokyo")
 
 
 class CheckoutClosed(Conflict):
@@ -49,8 +52,12 @@ class PaymentState:
 
 
 def konbini_deadline(pending_at: str) -> str:
-    """The last moment a voucher issued at `pending_at` can be paid."""
-    return iso(parse_iso(pending_at) + timedelta(days=KONBINI_PAYMENT_DAYS))
+    """The last moment a voucher issued at `pending_at` can be paid, as the provider
+    counts it: 23:59:59 in Japan on the KONBINI_PAYMENT_DAYS-th calendar day after (a
+    voucher of Monday in Japan lapses at the end of Thursday)."""
+    issued = parse_iso(pending_at).astimezone(JAPAN).date()
+    last_day = issued + timedelta(days=KONBINI_PAYMENT_DAYS)
+    return iso(datetime.combine(last_day, time(23, 59, 59), JAPAN).astimezone(UTC))
 
 
 def payment_state(

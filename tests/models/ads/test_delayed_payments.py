@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from models.ads import admin
+from models.ads.checkout import konbini_deadline
 from models.ads.months import add_months, month_of
 from models.ads.reservations import Order, release_hold, release_unpaid_holds, reserve
 from models.clock import utcnow
@@ -82,3 +85,18 @@ def test_revenue_counts_only_settled_money():
     result = admin.revenue()
     assert result.totals == [admin.RevenueTotal("jpy", 150_000)]
     assert [row.payments for row in result.by_month] == [2]
+
+
+@pytest.mark.parametrize(
+    ("issued", "deadline"),
+    [
+        # Monday 10:00 in Japan: the end of Thursday in Japan.
+        ("2026-11-23T01:00:00.000Z", "2026-11-26T14:59:59.000Z"),
+        # Monday 23:30 in Japan (14:30 in UTC): still Monday's voucher.
+        ("2026-11-23T14:30:00.000Z", "2026-11-26T14:59:59.000Z"),
+        # Tuesday 00:30 in Japan: a day later.
+        ("2026-11-23T15:30:00.000Z", "2026-11-27T14:59:59.000Z"),
+    ],
+)
+def test_a_konbini_voucher_lapses_at_the_end_of_its_third_day_in_japan(issued, deadline):
+    assert konbini_deadline(issued) == deadline
