@@ -11,7 +11,13 @@ import pytest
 from models.ads import admin
 from models.ads.checkout import konbini_deadline
 from models.ads.months import add_months, month_of
-from models.ads.reservations import Order, release_hold, release_unpaid_holds, reserve
+from models.ads.reservations import (
+    Order,
+    release_cancelled_checkout,
+    release_hold,
+    release_unpaid_holds,
+    reserve,
+)
 from models.clock import utcnow
 from models.payments import get_provider
 from models.tables import AdCheckout, AdReservation
@@ -100,3 +106,25 @@ def test_revenue_counts_only_settled_money():
 )
 def test_a_konbini_voucher_lapses_at_the_end_of_its_third_day_in_japan(issued, deadline):
     assert konbini_deadline(issued) == deadline
+
+
+def test_coming_back_from_a_cancelled_checkout_frees_the_position_once():
+    # given a buyer who left the checkout without paying
+    reservation = buy()
+    owner, session = reservation.user_id, session_of(reservation)
+    # when they come back (twice: a reload), or someone else names their reservation
+    assert release_cancelled_checkout(make_user().id, reservation.id) is False
+    assert release_cancelled_checkout(owner, reservation.id) is True
+    assert release_cancelled_checkout(owner, reservation.id) is False
+    # then the checkout is closed at the provider and the position is free again
+    assert get_provider().get_checkout_session(session).status == "expired"
+    assert not AdReservation.select().where(AdReservation.id == reservation.id).exists()
+    assert buy().position == 1
+
+
+@pytest.mark.parametrize("method", ["card", "konbini"])
+def test_a_checkout_completed_before_the_buyer_came_back_keeps_its_hold(method):
+    reservation = buy()
+    get_provider().complete(session_of(reservation), method=method)
+    assert release_cancelled_checkout(reservation.user_id, reservation.id) is False
+    assert AdReservation.get_by_id(reservation.id).status == "pending_review"
