@@ -9,7 +9,7 @@ import sqlite3
 
 from models.search.base import Hit, SearchQuery, SearchResults
 from models.search.embedded import layout
-from models.search.embedded.layout import VIDEO_SHIFT, video_key
+from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
 from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
 from models.search.text import Term, crop, highlight, parse_query
@@ -37,7 +37,9 @@ def search_hits(conn: sqlite3.Connection, query: SearchQuery) -> SearchResults:
             in_order = matching.in_order(query.sort, total)
             rowids = list(itertools.islice(in_order, page[1], sum(page)))
     rows = layout.rows_in_order(layout.document_rows(conn, rowids), rowids)
-    hits = [_hit(row, terms, query.targets) for row in rows]
+    # The page's word columns tell highlight where the words are (text.match_spans).
+    indexed = layout.token_columns(conn, rowids) if rowids else {}
+    hits = [_hit(row, terms, query.targets, indexed.get(row["rowid"])) for row in rows]
     return SearchResults(total_hits=total, hits=hits, semantic_applied=False)
 
 
@@ -61,10 +63,13 @@ def _scanned(
     query: SearchQuery,
     page: Page,
 ) -> tuple[int, list[int]]:
-    """Matches through a scan (scan.py): no score, relevance is the newest first. One
-    scan finds the page and the count (a second one only for a page past the last)."""
+    """Matches through a scan (scan.py): relevance is the matches holding the characters
+    as words first, each part newest first. One scan finds the page and the count (a
+    second one only for a page past the last)."""
     matching, params = scan_rowids(terms, columns, query.channels)
     order = VIDEO_ORDER.get(query.sort, VIDEO_ORDER["newest"])
+    if query.sort == "relevance":
+        order = f"m.words DESC, {order}"
     found = conn.execute(
         f"SELECT m.rowid, count(*) OVER () AS total FROM ({matching}) AS m JOIN videos v"
         f" ON v.key = m.rowid >> {VIDEO_SHIFT} ORDER BY {order}, m.rowid LIMIT ? OFFSET ?",
@@ -78,21 +83,33 @@ def _scanned(
     return total, []
 
 
-def _hit(row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> Hit:
+def _hit(
+    row: sqlite3.Row,
+    terms: list[Term],
+    targets: tuple[str, ...],
+    columns: tuple[str, ...] | None,
+) -> Hit:
+    def words_of(field: str) -> str | None:
+        return columns[FTS_COLUMNS.index(WORD_COLUMNS[field])] if columns else None
+
     if row["kind"] == "subtitle":
         matched_in, text = "subtitle", row["text"] or ""
     else:
         title, description = row["title"] or "", row["description"] or ""
-        title_matches = "title" in targets and highlight(title, terms) != html.escape(title)
+        title_matches = "title" in targets and highlight(
+            title, terms, words_of("title")
+        ) != html.escape(title)
         if title_matches or "description" not in targets:
             matched_in, text = "title", title
         else:
-            matched_in, text = "description", crop(description, terms)
+            indexed = words_of("description")
+            matched_in, text = "description", crop(description, terms, indexed=indexed)
+    field = "text" if matched_in == "subtitle" else matched_in
     return Hit(
         **layout.video_fields(row),
         matched_in=matched_in,
         start=row["start"] if matched_in == "subtitle" else None,
         end=row["end"] if matched_in == "subtitle" else None,
         text=text,
-        highlight=highlight(text, terms),
+        highlight=highlight(text, terms, words_of(field)),
     )

@@ -2,7 +2,9 @@
 query shares.
 
 A video's fields live once, in `videos`; its subtitle segments in `segments`; the token
-columns of both (see text.py) in the FTS5 table `documents_fts`. A document's rowid is
+columns of both in the FTS5 table `documents_fts`: for each field its character pairs and
+Latin words (see text.py), and apart, in a column of its own, its Japanese words
+(analysis.py), so a scan for a lone character reads the pairs only. A document's rowid is
 its video's key shifted left by VIDEO_SHIFT bits plus its place in the video (0 for the
 video document, 1, 2, ... for its segments): a video's documents are one rowid range, and
 the full-text index groups matches by video without reading a row. Channel filters are
@@ -26,7 +28,8 @@ from models.search.text import index_text
 # file of another version again; an engine that opens a file of another version neither
 # writes to it nor searches it (IndexNotReady).
 # 5: video keys are never reused (AUTOINCREMENT); each video keeps its fingerprint.
-LAYOUT_VERSION = 5
+# 6: Japanese words (analysis.py) are indexed beside the character pairs.
+LAYOUT_VERSION = 6
 # Every table any version created: dropped when the layout changes.
 TABLES = ("documents_fts", "documents", "segments", "videos")
 # The tables of the current layout that hold documents.
@@ -34,9 +37,27 @@ DATA_TABLES = ("documents_fts", "segments", "videos")
 VIDEO_SHIFT = 20
 PLACES = (1 << VIDEO_SHIFT) - 1
 # The full-text columns, in order. bm25 weighs them as the table's default rank: a title
-# match above a description match of the same strength; the scope token not at all.
-FTS_COLUMNS = ("text", "title", "description", "scope")
-FTS_WEIGHTS = {"text": 1.0, "title": 3.0, "description": 0.5, "scope": 0.0}
+# match above a description match of the same strength; the scope token not at all. Each
+# field's words (its WORD_COLUMNS) weigh as the field.
+FTS_COLUMNS = (
+    "text",
+    "title",
+    "description",
+    "scope",
+    "text_words",
+    "title_words",
+    "description_words",
+)
+WORD_COLUMNS = {"text": "text_words", "title": "title_words", "description": "description_words"}
+FTS_WEIGHTS = {
+    "text": 1.0,
+    "title": 3.0,
+    "description": 0.5,
+    "scope": 0.0,
+    "text_words": 1.0,
+    "title_words": 3.0,
+    "description_words": 0.5,
+}
 SCHEMA = [
     """
     CREATE TABLE IF NOT EXISTS videos (
@@ -190,15 +211,21 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
         ),
     )
     rows: Iterable[tuple[object, ...]] = (
-        (base + place, index_text(doc.text), "", "", scope)
-        for place, doc in enumerate(subtitles, 1)
+        (base + place, *_columns(doc.text, "", ""), scope) for place, doc in enumerate(subtitles, 1)
     )
     if meta is not None:
-        rows = [(base, "", index_text(meta.title), index_text(meta.description), scope), *rows]
+        rows = [(base, *_columns("", meta.title, meta.description), scope), *rows]
     conn.executemany(
-        "INSERT INTO documents_fts (rowid, text, title, description, scope) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO documents_fts (rowid, text, title, description, text_words, title_words,"
+        " description_words, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
+
+
+def _columns(text: str | None, title: str | None, description: str | None) -> tuple[str, ...]:
+    """The token columns of a document's fields: their pairs, then their words."""
+    pairs, words = zip(*(index_text(field) for field in (text, title, description)), strict=True)
+    return (*pairs, *words)
 
 
 # What a change on the platform may update on a video's documents: the title shown on
@@ -220,8 +247,8 @@ def update_video(conn: sqlite3.Connection, video_id: str, values: Mapping[str, o
     if "title" in values:
         # Only a video document is found by its title (rowid: the video's first place).
         conn.execute(
-            "UPDATE documents_fts SET title = ? WHERE rowid = ?",
-            (index_text(title), bounds(key)[0]),
+            "UPDATE documents_fts SET title = ?, title_words = ? WHERE rowid = ?",
+            (*index_text(title), bounds(key)[0]),
         )
     return int(documents)
 
@@ -267,9 +294,7 @@ def document_rows(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, 
     return {row["rowid"]: row for row in found}
 
 
-def token_columns(
-    conn: sqlite3.Connection, rowids: Iterable[int]
-) -> dict[int, tuple[str, str, str, str]]:
+def token_columns(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, tuple[str, ...]]:
     """The indexed token columns (FTS_COLUMNS) of the documents at `rowids`.
 
     Read from the full-text table's content table (`documents_fts_content`, a column cN
@@ -280,9 +305,8 @@ def token_columns(
     listed = ",".join(str(int(rowid)) for rowid in rowids)
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a few hundred rows a query
-    found = cursor.execute(
-        f"SELECT id, c0, c1, c2, c3 FROM documents_fts_content WHERE id IN ({listed})"
-    )
+    stored = ", ".join(f"c{n}" for n in range(len(FTS_COLUMNS)))
+    found = cursor.execute(f"SELECT id, {stored} FROM documents_fts_content WHERE id IN ({listed})")
     return {row[0]: row[1:] for row in found}
 
 

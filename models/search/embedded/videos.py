@@ -24,14 +24,14 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedded import layout
-from models.search.embedded.layout import PLACES, VIDEO_SHIFT, is_segment, video_key
+from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
 from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
 from models.search.moments import merge_overlapping
 from models.search.text import (
     Term,
     highlight,
-    match_spans,
+    matches,
     parse_query,
 )
 
@@ -64,7 +64,9 @@ def search_videos(conn: sqlite3.Connection, query: SearchQuery) -> VideoResults:
         conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
     )
     found = [
-        video for key in keys if (video := _video_hit(scores[key], key, rows, terms, query.targets))
+        video
+        for key in keys
+        if (video := _video_hit(scores[key], key, rows, terms, query.targets, finder))
     ]
     return VideoResults(
         total_videos=min(total, TOTAL_VIDEOS_CAP),
@@ -83,6 +85,13 @@ class _Finder(Protocol):
         """For each video: its video document's score (None when it did not match) and
         its best matching segments' rowids with their scores, best first (higher is
         better)."""
+
+    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
+        """Which of `fields` of the video's document hold a term, when the finder read
+        them (None: look in the text)."""
+
+    def text_tokens(self, rowid: int) -> str | None:
+        """A segment's token column, when the finder read it (for highlight)."""
 
 
 class _IndexFinder:
@@ -134,14 +143,12 @@ class _IndexFinder:
         if total <= TOTAL_VIDEOS_CAP:
             newest: Iterable[int] = self.matching.matching_videos("newest")
         else:
+            holds, params = self.matching.in_video_sql()
             newest = (
                 row[0]
                 for row in self.conn.execute(
-                    "SELECT v.key FROM videos v WHERE EXISTS (SELECT 1 FROM documents_fts"
-                    " WHERE documents_fts MATCH ?"
-                    " AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
-                    f" ORDER BY {VIDEO_ORDER['newest']}",
-                    (self.matching.match, VIDEO_SHIFT, VIDEO_SHIFT, PLACES),
+                    f"SELECT v.key FROM videos v WHERE {holds} ORDER BY {VIDEO_ORDER['newest']}",
+                    params,
                 )
             )
         rest = (key for key in newest if key not in self.candidate_keys)
@@ -150,25 +157,32 @@ class _IndexFinder:
     def _probed(self, sort: str, page: Page) -> list[int]:
         """Videos in the sort's order, each asked whether it matches: quick when many do,
         which is when this is used (more than TOTAL_VIDEOS_CAP match)."""
+        holds, params = self.matching.in_video_sql()
         rows = self.conn.execute(
-            "SELECT v.key AS vkey FROM videos v WHERE EXISTS (SELECT 1 FROM documents_fts"
-            " WHERE documents_fts MATCH ? AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
+            f"SELECT v.key AS vkey FROM videos v WHERE {holds}"
             f" ORDER BY {VIDEO_ORDER[sort]} LIMIT ? OFFSET ?",
-            (self.matching.match, VIDEO_SHIFT, VIDEO_SHIFT, PLACES, *page),
+            (*params, *page),
         )
         return [row["vkey"] for row in rows]
 
     def scores(self, keys: list[int]) -> dict[int, Scores]:
         if all(key in self.ranked for key in keys):
             return self.ranked
-        scored = self.matching.scores(self.matching.in_videos(keys, MOMENTS_READ))
+        scored = self.matching.scores(self.matching.moment_candidates(keys, MOMENTS_READ))
         split = _split(sorted(scored.items(), key=lambda item: -item[1]))
         return {key: _best(scores) for key, scores in split.items()}
+
+    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
+        return self.matching.meta_fields(key << VIDEO_SHIFT, fields)
+
+    def text_tokens(self, rowid: int) -> str | None:
+        return self.matching.text_tokens(rowid)
 
 
 class _ScanFinder:
     """Videos through a scan of the indexed text, for a query the index cannot answer
-    alone (a lone CJK character); no score, relevance falls back to the newest first.
+    alone (a lone CJK character); relevance is the videos holding the characters as words
+    first, each part newest first, and a video's moments those that hold them as words.
     One scan finds the page and the count; the page's moments are read by rowid range."""
 
     def __init__(
@@ -184,7 +198,12 @@ class _ScanFinder:
 
     def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
         order = VIDEO_ORDER.get(sort, VIDEO_ORDER["newest"])
-        grouped = f"SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey FROM ({self.matching})"
+        if sort == "relevance":
+            order = f"g.words DESC, {order}"
+        grouped = (
+            f"SELECT rowid >> {VIDEO_SHIFT} AS vkey, max(words) AS words FROM ({self.matching})"
+            " GROUP BY vkey"
+        )
         rows = self.conn.execute(
             f"SELECT g.vkey, count(*) OVER () AS total FROM ({grouped}) AS g"
             f" JOIN videos v ON v.key = g.vkey ORDER BY {order} LIMIT ? OFFSET ?",
@@ -202,12 +221,18 @@ class _ScanFinder:
     def scores(self, keys: list[int]) -> dict[int, Scores]:
         matching, params = scan_rowids(self.terms, self.columns, self.channels, keys)
         rows = self.conn.execute(
-            f"SELECT rowid, 0.0 AS score FROM (SELECT rowid, row_number() OVER ("
-            f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY rowid) AS n FROM ({matching}))"
-            f" WHERE n <= {CANDIDATES + 1} ORDER BY rowid",
+            f"SELECT rowid, words AS score FROM (SELECT rowid, words, row_number() OVER ("
+            f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY words DESC, rowid) AS n"
+            f" FROM ({matching})) WHERE n <= {CANDIDATES + 1} ORDER BY words DESC, rowid",
             params,
         )
         return _split((row[0], row[1]) for row in rows)
+
+    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
+        return None
+
+    def text_tokens(self, rowid: int) -> str | None:
+        return None
 
 
 def _split(rows: Iterable[tuple[int, float]]) -> dict[int, Scores]:
@@ -244,18 +269,28 @@ def _video_hit(
     rows: Mapping[int, sqlite3.Row],
     terms: list[Term],
     targets: tuple[str, ...],
+    finder: _Finder,
 ) -> VideoHit | None:
     """One video of the page from its scores and rows; None if it has gone meanwhile."""
     meta_score, segments = scores
     video = rows.get(key << VIDEO_SHIFT)
     if video is None:
         return None
-    # Highlighting is the costly part of a hit: only the moments kept get it.
+    # Highlighting is the costly part of a hit: only the moments kept get it, told by
+    # their token columns where the words are (a moment's text gives its column).
     scored = [(score, _moment(rows[rowid])) for rowid, score in segments.items() if rowid in rows]
-    moments = [replace(hit, highlight=highlight(hit.text, terms)) for hit in best_moments(scored)]
+    indexed = {
+        rows[rowid]["text"]: finder.text_tokens(rowid) for rowid in segments if rowid in rows
+    }
+    moments = [
+        replace(hit, highlight=highlight(hit.text, terms, indexed.get(hit.text)))
+        for hit in best_moments(scored)
+    ]
     matched = ["subtitle"] if moments else []
     if meta_score is not None:
-        matched.extend(_meta_matches(video, terms, targets))
+        fields = tuple(target for target in ("title", "description") if target in targets)
+        held = finder.meta_fields(key, fields)
+        matched.extend(held if held is not None else _meta_matches(video, terms, fields))
     return VideoHit(
         **layout.video_fields(video),
         score=_total(scores),
@@ -282,10 +317,6 @@ def best_moments(scored: list[tuple[float, Hit]]) -> list[Hit]:
     return merge_overlapping([hit for _, hit in ranked], limit=MOMENTS_PER_VIDEO)
 
 
-def _meta_matches(row: sqlite3.Row, terms: list[Term], targets: tuple[str, ...]) -> list[str]:
-    """Which of the video document's fields hold a match."""
-    return [
-        target
-        for target in ("title", "description")
-        if target in targets and match_spans(row[target] or "", terms)
-    ]
+def _meta_matches(row: sqlite3.Row, terms: list[Term], fields: tuple[str, ...]) -> list[str]:
+    """Which of the video document's `fields` hold a match, read in their text."""
+    return [field for field in fields if matches(row[field] or "", terms)]

@@ -1,18 +1,20 @@
 """Results by video are scored from the indexed tokens (scoring.py), not by FTS5 in each
-query: the score must be FTS5's bm25 (weights, lengths, averages) with every term weighed
-alike, and the token columns read must be what FTS5 holds."""
+query: the score's bm25 must be FTS5's (weights, lengths, averages) with every term weighed
+alike, above it the tiers (words, phrase), and the token columns read must be what FTS5
+holds."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from models.search import SearchQuery
 from models.search.embedded import EmbeddedEngine, layout
 from models.search.embedded.matching import phrase_term
-from models.search.embedded.scoring import PHRASE_BONUS, Scorer
-from models.search.text import fts_match, parse_query
+from models.search.embedded.scoring import PAIR_PHRASE_BONUS, PHRASE_BONUS, WORD_BONUS, Scorer
+from models.search.text import fts_match, index_text, parse_query
 from tests.models.search.test_conformance import channel, index
 
 COLUMNS = ("text", "title", "description")
@@ -41,7 +43,9 @@ def engine(tmp_path):
 )
 def test_scores_are_fts5_bm25_given_the_same_idf(engine, q):
     conn = engine._db()
-    terms = parse_query(q)
+    # FTS5 ranks an OR of a term's pairs and words as two phrases; bm25 is pinned on the
+    # pairs alone, where FTS5 and the scorer count the same tokens.
+    terms = [replace(term, words=()) for term in parse_query(q)]
     match = fts_match(terms, COLUMNS)
     fts5 = dict(
         conn.execute(
@@ -58,7 +62,7 @@ def test_scores_are_fts5_bm25_given_the_same_idf(engine, q):
             (fts_match([term], COLUMNS),),
         ).fetchone()[0]
         idf.append(max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6))
-    ours = scores(conn, terms, COLUMNS, list(fts5), idf=idf)
+    ours = bm25s(conn, terms, COLUMNS, list(fts5), idf=idf)
     assert ours.keys() == fts5.keys()
     for rowid, expected in fts5.items():
         assert ours[rowid] == pytest.approx(expected, rel=1e-9)
@@ -72,11 +76,22 @@ def scores(conn, terms, columns, rowids, phrase=None, idf=None):
     }
 
 
+def bm25s(conn, terms, columns, rowids, idf=None):
+    """The bm25 part of the scores of the documents at `rowids`, by rowid."""
+    scorer = Scorer(terms, columns, None, layout.token_averages(conn), idf)
+    return {
+        rowid: scorer.parts(found)[1] for rowid, found in layout.token_columns(conn, rowids).items()
+    }
+
+
 def test_the_token_columns_read_are_the_full_text_tables(engine):
     conn = engine._db()
     through_fts = {
         row[0]: tuple(row[1:])
-        for row in conn.execute("SELECT rowid, text, title, description, scope FROM documents_fts")
+        for row in conn.execute(
+            "SELECT rowid, text, title, description, scope, text_words, title_words,"
+            " description_words FROM documents_fts"
+        )
     }
     content = {
         row[0]: tuple(row[1:]) for row in conn.execute("SELECT * FROM documents_fts_content")
@@ -87,7 +102,10 @@ def test_the_token_columns_read_are_the_full_text_tables(engine):
 
 def test_the_average_length_is_fts5s(engine):
     conn = engine._db()
-    rows = conn.execute("SELECT text, title, description, scope FROM documents_fts").fetchall()
+    rows = conn.execute(
+        "SELECT text, title, description, scope, text_words, title_words, description_words"
+        " FROM documents_fts"
+    ).fetchall()
     expected = sum(len(" ".join(row).split()) for row in rows) / len(rows)
     assert layout.token_averages(conn) == pytest.approx(expected)
 
@@ -99,16 +117,22 @@ def test_an_empty_index_has_an_average_length_of_one(tmp_path):
     engine.close()
 
 
-def index_tokens(engine, text="", title="", description=""):
+def index_tokens(engine, text="", title="", description="", text_words=""):
     """A document with these token columns, straight into the index; its rowid."""
     conn = engine._db()
     rowid = 1 + conn.execute("SELECT coalesce(max(rowid), 0) FROM documents_fts").fetchone()[0]
     conn.execute(
-        "INSERT INTO documents_fts (rowid, text, title, description, scope)"
-        " VALUES (?, ?, ?, ?, 'c1')",
-        (rowid, text, title, description),
+        "INSERT INTO documents_fts (rowid, text, title, description, scope, text_words)"
+        " VALUES (?, ?, ?, ?, 'c1', ?)",
+        (rowid, text, title, description, text_words),
     )
     return rowid
+
+
+def said(engine, text):
+    """A segment saying `text`, indexed as the engine indexes it; its rowid."""
+    pairs, words = index_text(text)
+    return index_tokens(engine, text=pairs, text_words=words)
 
 
 def scores_of(engine, q, columns=COLUMNS, *rowids):
@@ -120,8 +144,34 @@ def test_the_whole_phrase_earns_the_bonus_once(engine):
     together = index_tokens(engine, text="spicy ramen noodles tonight")
     apart = index_tokens(engine, text="noodles then ramen")
     found = scores_of(engine, "ramen noodles", COLUMNS, together, apart)
-    assert PHRASE_BONUS < found[together] < PHRASE_BONUS + 10
-    assert 0 < found[apart] < 10
+    # both words found as words in both; the phrase only in one
+    assert PHRASE_BONUS + 2 * WORD_BONUS < found[together] < PHRASE_BONUS + 3 * WORD_BONUS
+    assert 2 * WORD_BONUS < found[apart] < 3 * WORD_BONUS
+
+
+def test_a_word_outranks_the_same_characters_across_a_word_boundary(engine):
+    said_ = said(engine, "京都に行きました")
+    inside = said(engine, "東京都庁の前で")
+    found = scores_of(engine, "京都", COLUMNS, said_, inside)
+    assert WORD_BONUS < found[said_] < 2 * WORD_BONUS
+    assert 0 < found[inside] < WORD_BONUS
+
+
+def test_a_spelling_variant_is_found_as_the_word(engine):
+    other = said(engine, "シュミレーションゲームです")
+    found = scores_of(engine, "シミュレーション", COLUMNS, other)
+    assert WORD_BONUS < found[other] < 2 * WORD_BONUS
+
+
+def test_the_phrase_of_words_outranks_its_characters_in_a_row(engine):
+    words = said(engine, "京都抹茶のお店")
+    pairs = said(engine, "東京都抹茶のお店")
+    apart = said(engine, "京都で抹茶を飲む")
+    found = scores_of(engine, "京都 抹茶", COLUMNS, words, pairs, apart)
+    assert found[words] > PHRASE_BONUS
+    # 東京都抹茶: one word (抹茶) and the characters of the phrase
+    assert WORD_BONUS + PAIR_PHRASE_BONUS < found[pairs] < 2 * WORD_BONUS
+    assert found[apart] > 2 * WORD_BONUS > found[pairs]
 
 
 def test_every_repeat_of_a_word_counts(engine):
