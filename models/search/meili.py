@@ -8,12 +8,19 @@ SearchUnavailable; anything the server refuses is SearchError, and a missing ind
 
 Writers hold `writing()` (a lock shared by every process, handed in) and it refuses to start
 on a missing index: Meilisearch creates one without our settings on a first document add.
+
+Meilisearch cuts Japanese into words itself, but spelling variants (シュミレーション and
+シミュレーション, 藝術 and 芸術) stay apart there. So each document also carries the
+dictionary's normalised forms of its searchable fields' words (`textWords`, `titleWords`,
+`descriptionWords`, from analysis.py), searchable after the fields as written, and a query
+term whose forms differ from how it was typed is sent as its forms (search_q).
 """
 
 from __future__ import annotations
 
 import html
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -32,6 +39,7 @@ from meilisearch.errors import (
 from meilisearch.index import Index
 from meilisearch.models.task import TaskInfo
 
+from models.search.analysis import analyse, word_sequences
 from models.search.base import (
     DEFAULT_TIME_BUDGET_MS,
     INDEX_NAME,
@@ -52,19 +60,27 @@ from models.search.base import (
 )
 from models.search.moments import merge_overlapping
 from models.search.segments import transcript
-from models.search.text import unify_long_vowels
+from models.search.text import Term, crop, normalize, parse_query, unify_long_vowels
+from models.search.text import highlight as highlight_terms
 
 log = logging.getLogger(__name__)
 
 PRIMARY_KEY = "id"
-SEARCHABLE_ATTRIBUTES = ["title", "text", "description"]
+SURFACE_FIELDS = ["title", "text", "description"]
+# Searchable field -> the field holding the normalised forms of its words (word_forms).
+WORD_FIELDS = {"title": "titleWords", "text": "textWords", "description": "descriptionWords"}
+# The fields as written come first: the ranking rule `attribute` then puts a match of what
+# was said before a match through a spelling variant only.
+SEARCHABLE_ATTRIBUTES = [*SURFACE_FIELDS, *(WORD_FIELDS[field] for field in SURFACE_FIELDS)]
 SETTINGS = {
     "searchableAttributes": SEARCHABLE_ATTRIBUTES,
     "filterableAttributes": ["videoId", "channelId", "kind"],
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
-    "localizedAttributes": [
-        {"attributePatterns": ["text", "title", "description"], "locales": ["jpn"]}
-    ],
+    "localizedAttributes": [{"attributePatterns": SEARCHABLE_ATTRIBUTES, "locales": ["jpn"]}],
+    # The word fields stay displayed: Meilisearch reports `_matchesPosition` for displayed
+    # fields only, and a title found through its words alone must still count as a title
+    # match. No reader sees them: hits are built from the named fields, and they are not
+    # highlighted (HIGHLIGHTED_FIELDS).
     "displayedAttributes": ["*"],
     # totalHits is exact only up to maxTotalHits (1000 by default); the API promises
     # exact totals and pages.
@@ -106,6 +122,9 @@ SORT_RULES = {
     "oldest": ["publishedAtTs:asc"],
     "views": ["viewCount:desc"],
 }
+# A query's parts as parse_query reads them: a quoted phrase, or a bare whitespace-separated
+# term (an unclosed quote is part of a bare term).
+QUERY_PART = re.compile(r'"[^"]*"|\S+')
 
 # Meilisearch puts these around matches. Control characters never reach the index (documents
 # are cleaned of them), so after html.escape they can only be our markers; a tag like "<mark>"
@@ -214,30 +233,39 @@ class MeilisearchEngine:
     # -- writes ---------------------------------------------------------------------
 
     def apply_settings(self) -> bool:
-        """Create the index if missing, then apply the settings; True when this call
-        created it. Under the write lock, so no writer adds documents in between."""
+        """Create the index if missing, then apply the settings; True when this call created
+        it or found it laid out for other searchable fields, whose documents lack ours (as
+        those written before the word fields do): `subsearch db upgrade` then writes every
+        video again. Under the write lock, so no writer adds documents in between, and of
+        several processes setting up at once only the first finds the old layout."""
         with self._held(), _engine_errors("applying the index settings"):
             index = self._index()
-            created = False
-            try:
-                primary_key = index.fetch_info().primary_key
-            except MeilisearchApiError as error:
-                if error.code != "index_not_found":
-                    raise
-                task = self._client.create_index(INDEX_NAME, {"primaryKey": PRIMARY_KEY})
-                # Another process may create it between our look and our create; that is fine.
-                created = self._wait(
-                    index, task, "creating the index", ignore={"index_already_exists"}
-                )
-            else:
-                if primary_key is None:  # created by hand, before any document
-                    self._wait(index, index.update(primary_key=PRIMARY_KEY), "setting the key")
-                elif primary_key != PRIMARY_KEY:
-                    raise SearchError(
-                        f"index {INDEX_NAME} has primary key {primary_key!r}, not {PRIMARY_KEY!r}"
-                    )
+            # An upgrade is told by the settings, not by `search verify`: a video's
+            # fingerprint says what the database gives, not which fields its documents carry.
+            anew = self._create_if_missing(index) or (
+                index.get_searchable_attributes() != SEARCHABLE_ATTRIBUTES
+            )
             self._wait(index, index.update_settings(dict(SETTINGS)), "updating the settings")
-        return created
+        return anew
+
+    def _create_if_missing(self, index: Index) -> bool:
+        """Create the index with our primary key unless it exists; True when this call
+        created it."""
+        try:
+            primary_key = index.fetch_info().primary_key
+        except MeilisearchApiError as error:
+            if error.code != "index_not_found":
+                raise
+            task = self._client.create_index(INDEX_NAME, {"primaryKey": PRIMARY_KEY})
+            # Another process may create it between our look and our create; that is fine.
+            return self._wait(index, task, "creating the index", ignore={"index_already_exists"})
+        if primary_key is None:  # created by hand, before any document
+            self._wait(index, index.update(primary_key=PRIMARY_KEY), "setting the key")
+        elif primary_key != PRIMARY_KEY:
+            raise SearchError(
+                f"index {INDEX_NAME} has primary key {primary_key!r}, not {PRIMARY_KEY!r}"
+            )
+        return False
 
     def replace_video_documents(self, video_id: str, documents: list[Document]) -> None:
         self.replace_videos({video_id: documents})
@@ -286,20 +314,17 @@ class MeilisearchEngine:
             raise SearchError(f"cannot update {', '.join(sorted(unknown))} by video")
         if not values:
             return 0
-        # As index_document stores them: only the searchable title is cleaned.
+        # As index_document stores them: only the searchable title is cleaned, and its
+        # words go with it.
         shown = {FIELDS[name]: value for name, value in values.items() if name != "title"}
+        searchable = _searchable("title", values["title"]) if "title" in values else {}
         with _engine_errors(f"updating the documents of video {video_id}"):
             index = self._index()
             listed = self._fetch_all(index, _equals("videoId", video_id), ["id", "kind"])
             return self._update_partially(
                 index,
                 [
-                    {"id": doc["id"], **shown}
-                    | (
-                        {"title": _clean(values["title"])}
-                        if "title" in values and doc.get("kind") == "video"
-                        else {}
-                    )
+                    {"id": doc["id"], **shown} | (searchable if doc.get("kind") == "video" else {})
                     for doc in listed
                 ],
             )
@@ -386,7 +411,8 @@ class MeilisearchEngine:
         with _engine_errors("searching"), self._budget() as client:
             response, semantic_applied = self._search(client(), query, params)
         targets = query.targets or tuple(TARGET_FIELDS)
-        hits = [hit for raw in response["hits"] if (hit := build_hit(raw, targets))]
+        terms = parse_query(query.q)
+        hits = [hit for raw in response["hits"] if (hit := build_hit(raw, targets, terms))]
         return SearchResults(
             total_hits=response.get("totalHits", 0), hits=hits, semantic_applied=semantic_applied
         )
@@ -417,16 +443,15 @@ class MeilisearchEngine:
         """The search answer, and whether it was hybrid (a keyword search when the server
         has no semantic search)."""
         index = client.index(INDEX_NAME)
+        q = search_q(query.q)
         if query.semantic:
             try:
-                return index.search(
-                    unify_long_vowels(query.q), {**params, "hybrid": hybrid(query)}
-                ), True
+                return index.search(q, {**params, "hybrid": hybrid(query)}), True
             except MeilisearchApiError as error:
                 if error.code not in SEMANTIC_UNAVAILABLE:
                     raise
                 log.warning("semantic search unavailable, keyword search instead: %s", error)
-        return index.search(unify_long_vowels(query.q), params), False
+        return index.search(q, params), False
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
         """One search with `distinct` on videoId gives the page of videos (its best
@@ -439,10 +464,11 @@ class MeilisearchEngine:
             best = [raw for raw in response["hits"] if raw.get("kind") in TARGET_KINDS.values()]
             queries = video_queries(query, [raw["videoId"] for raw in best], semantic_applied)
             found = client().multi_search(queries)["results"] if queries else []
+        terms = parse_query(query.q)
         videos = []
         for n, raw in enumerate(best):
             subtitles, meta = found[2 * n]["hits"], found[2 * n + 1]["hits"]
-            videos.append(build_video(raw, subtitles, meta[0] if meta else None, targets))
+            videos.append(build_video(raw, subtitles, meta[0] if meta else None, targets, terms))
         total = response.get("totalHits", 0)
         return VideoResults(
             total_videos=min(total, TOTAL_VIDEOS_CAP),
@@ -497,9 +523,45 @@ def index_document(document: Document) -> dict[str, Any]:
         value = getattr(document, attribute)
         if value is None and attribute in OPTIONAL_FIELDS:
             continue
-        stored[field] = _clean(value) if field in HIGHLIGHTED_FIELDS else value
+        if field in WORD_FIELDS:
+            stored.update(_searchable(field, value))
+        else:
+            stored[field] = value
     stored["publishedAtTs"] = _unix_seconds(document.published_at)
     return stored
+
+
+def _searchable(field: str, value: Any) -> dict[str, Any]:
+    """A searchable field as stored, cleaned, with the field of its words."""
+    cleaned = _clean(value)
+    return {field: cleaned, WORD_FIELDS[field]: word_forms(cleaned or "")}
+
+
+def word_forms(text: str) -> str:
+    """The normalised forms of the words of `text`, space-separated: the long units, then
+    the short units when some long unit splits (東京国際空港 東京 国際 空港), so a query's
+    word meets a document's whatever its spelling and whichever unit it is."""
+    found = analyse(normalize(text))
+    return " ".join(word.form for run in found.runs() for word in run)
+
+
+def search_q(q: str) -> str:
+    """The `q` sent to Meilisearch: what was typed, but each bare term that is not plain
+    ASCII, and whose words' normalised forms are not how it was typed, as those forms
+    (シュミレーション as シミュレーション), which the documents' word fields hold whatever
+    their spelling. Phrases, ASCII and a `-` excluding a term are left as typed."""
+    return unify_long_vowels(QUERY_PART.sub(_term_q, q))
+
+
+def _term_q(part: re.Match[str]) -> str:
+    term = part.group()
+    if term.isascii() or term.startswith("-") or '"' in term:
+        return term
+    normalized = normalize(term)
+    sequences = word_sequences(normalized)
+    if not sequences or "".join(sequences[0]) == normalized:
+        return term
+    return " ".join(sequences[0])
 
 
 def search_params(query: SearchQuery) -> dict[str, Any]:
@@ -517,6 +579,7 @@ def search_params(query: SearchQuery) -> dict[str, Any]:
         # search would still bring the other kind of document.
         clauses.append(_equals("kind", kinds.pop()))
     wanted = {TARGET_FIELDS[t] for t in targets}
+    wanted |= {WORD_FIELDS[field] for field in wanted}
     params: dict[str, Any] = {
         "attributesToSearchOn": [f for f in SEARCHABLE_ATTRIBUTES if f in wanted],
         "page": query.page,
@@ -550,6 +613,7 @@ def video_queries(query: SearchQuery, video_ids: list[str], semantic: bool) -> l
     if semantic:
         base["hybrid"] = hybrid(query)
     targets = query.targets or tuple(TARGET_FIELDS)
+    q = search_q(query.q)
     queries = []
     for video_id in video_ids:
         for kind, limit in (("subtitle", MOMENT_CANDIDATES), ("video", 1)):
@@ -558,7 +622,7 @@ def video_queries(query: SearchQuery, video_ids: list[str], semantic: bool) -> l
                 {
                     **base,
                     "indexUid": INDEX_NAME,
-                    "q": unify_long_vowels(query.q),
+                    "q": q,
                     "filter": f"{_equals('videoId', video_id)} AND {_equals('kind', kind)}",
                     "limit": limit if wanted else 0,
                 }
@@ -571,15 +635,18 @@ def build_video(
     subtitles: list[Mapping[str, Any]],
     meta: Mapping[str, Any] | None,
     targets: tuple[str, ...],
+    terms: list[Term],
 ) -> VideoHit:
     """One video of a grouped answer from its best document, its best subtitle hits and
     its video document when that matched."""
-    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets))]
+    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets, terms))]
     moments = merge_overlapping(hits, limit=MOMENTS_PER_VIDEO)
     matched = ["subtitle"] if moments else []
     if meta is not None:
         positions = meta.get("_matchesPosition") or {}
-        matched.extend(t for t in ("title", "description") if t in targets and t in positions)
+        matched.extend(
+            t for t in ("title", "description") if t in targets and _matched(positions, t)
+        )
     return VideoHit(
         video_id=best["videoId"],
         video_title=best.get("videoTitle", ""),
@@ -593,14 +660,15 @@ def build_video(
     )
 
 
-def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...]) -> Hit | None:
-    """One search hit, or None for a document that is not one of ours."""
+def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term]) -> Hit | None:
+    """One search hit, or None for a document that is not one of ours. `terms` (the query
+    as typed) mark a hit that Meilisearch did not: one found through its words only."""
     kind = raw.get("kind")
     if kind == "subtitle":
         matched_in, field = "subtitle", "text"
     elif kind == "video":
         matches = raw.get("_matchesPosition") or {}
-        title_matched = "title" in targets and "title" in matches
+        title_matched = "title" in targets and _matched(matches, "title")
         if title_matched or "description" not in targets:
             matched_in = field = "title"
         else:
@@ -610,6 +678,12 @@ def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...]) -> Hit | None:
     formatted = (raw.get("_formatted") or {}).get(field)
     if not isinstance(formatted, str):
         formatted = raw.get(field) or ""
+    if PRE_TAG in formatted:
+        # What the highlight shows, without marks: the whole field, or for a description
+        # the cropped part around the match (as the embedded engine does).
+        shown, marked = formatted.replace(PRE_TAG, "").replace(POST_TAG, ""), highlight(formatted)
+    else:
+        shown, marked = own_highlight(raw.get(field) or "", field, terms)
     return Hit(
         video_id=raw["videoId"],
         video_title=raw.get("videoTitle", ""),
@@ -620,11 +694,23 @@ def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...]) -> Hit | None:
         matched_in=matched_in,
         start=raw.get("start") if kind == "subtitle" else None,
         end=raw.get("end") if kind == "subtitle" else None,
-        # What the highlight shows, without marks: the whole field, or for a description the
-        # cropped part around the match (as the embedded engine does).
-        text=formatted.replace(PRE_TAG, "").replace(POST_TAG, ""),
-        highlight=highlight(formatted),
+        text=shown,
+        highlight=marked,
     )
+
+
+def own_highlight(text: str, field: str, terms: list[Term]) -> tuple[str, str]:
+    """The text shown and its highlight by our own matching, for a hit Meilisearch marked
+    nothing in (found through the words of a spelling variant, or by meaning alone): a
+    description cropped around its first match, as the embedded engine does."""
+    shown = crop(text, terms) if field == "description" else text
+    return shown, highlight_terms(shown, terms)
+
+
+def _matched(positions: Mapping[str, Any], field: str) -> bool:
+    """Whether a hit's `_matchesPosition` has a match in `field`, as written or through
+    its words."""
+    return field in positions or WORD_FIELDS[field] in positions
 
 
 def highlight(formatted: str) -> str:

@@ -4,8 +4,10 @@ sent it and keeps documents in memory, with just enough search to drive an engin
 Tasks run the moment they are enqueued; `GET /tasks/{uid}` then reports them (as "enqueued"
 for the first `pending_polls` polls, so waiting is exercised). `fail_next_task()` makes the
 next task fail instead of running. Searching is deliberately naive: a case-insensitive
-substring match of the whole `q`, the first match highlighted, documents in the order stored
-(`distinct` keeps the first of each value); `/multi-search` answers each query in turn.
+substring match of the whole `q` in any field searched on (the word fields too), the first
+match highlighted in the fields asked, matches positions given for every field (as for
+displayed fields), documents in the order stored (`distinct` keeps the first of each value);
+`/multi-search` answers each query in turn.
 
 A missing index is as on the real server: searching it, fetching or deleting its documents
 answers (or fails the task with) `index_not_found`, while adding or updating documents or
@@ -188,6 +190,9 @@ class FakeMeilisearch:
             return 200, self.index_info(self.existing(uid))
         if rest == [] and method == "PATCH":
             return 202, self.enqueue(uid, "indexUpdate", self.update_index, body)
+        if rest == ["settings", "searchable-attributes"] and method == "GET":
+            # Every field until the settings name some, as on the real server.
+            return 200, self.existing(uid)["settings"].get("searchableAttributes", ["*"])
         if rest == ["settings"] and method == "PATCH":
             unknown = set(body) - SETTINGS
             if unknown:

@@ -23,13 +23,12 @@ from models.search.meili import MeilisearchEngine
 from tests.fakes.http import serve
 from tests.fakes.meili_server import FakeMeilisearch
 
+SEARCHABLE = ["title", "text", "description", "titleWords", "textWords", "descriptionWords"]
 SETTINGS = {
-    "searchableAttributes": ["title", "text", "description"],
+    "searchableAttributes": SEARCHABLE,
     "filterableAttributes": ["videoId", "channelId", "kind"],
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
-    "localizedAttributes": [
-        {"attributePatterns": ["text", "title", "description"], "locales": ["jpn"]}
-    ],
+    "localizedAttributes": [{"attributePatterns": SEARCHABLE, "locales": ["jpn"]}],
     "displayedAttributes": ["*"],
     # totalHits is exact only up to maxTotalHits (1000 by default); the API promises
     # exact totals and pages.
@@ -132,7 +131,9 @@ def test_apply_settings_creates_the_index_then_sets_every_setting(engine, fake):
     assert {r["headers"]["Authorization"] for r in fake.requests} == {"Bearer admin-key"}
 
 
-def test_apply_settings_on_an_existing_index_only_sets_the_settings(engine, fake):
+def test_apply_settings_on_an_existing_index_reads_its_searchable_fields_then_sets_all(
+    engine, fake
+):
     fake.add_index(settings={"filterableAttributes": ["old"]})
 
     engine.apply_settings()
@@ -142,6 +143,7 @@ def test_apply_settings_on_an_existing_index_only_sets_the_settings(engine, fake
         fake.calls()
         == [
             ("GET", "/indexes/subtitles", None),
+            ("GET", "/indexes/subtitles/settings/searchable-attributes", None),
             ("PATCH", "/indexes/subtitles/settings", SETTINGS),
         ]
         * 2
@@ -170,9 +172,32 @@ def test_apply_settings_says_it_created_the_index_only_the_first_time(engine, fa
     assert created == [True, False]
 
 
-def test_apply_settings_on_an_index_created_meanwhile_did_not_create_it(engine, fake):
-    # Given no index when we look, but another process creating it before our creation runs
-    fake.fail_next_task("Index `subtitles` already exists.", code="index_already_exists")
+def test_apply_settings_on_an_index_laid_out_before_the_word_fields_says_it_is_laid_out_anew(
+    engine, fake
+):
+    # Given an index set up before documents carried their words (`db upgrade` writes
+    # every video again when told the index was laid out anew)
+    fake.add_index(settings={**SETTINGS, "searchableAttributes": ["title", "text", "description"]})
+
+    # When the settings are applied twice (a second `db upgrade`, or a second process)
+    laid_out = [engine.apply_settings(), engine.apply_settings()]
+
+    # Then only the first call says its documents must be written again, and the word
+    # fields are searchable from then on
+    assert laid_out == [True, False]
+    assert fake.indexes["subtitles"]["settings"]["searchableAttributes"] == SEARCHABLE
+
+
+def test_apply_settings_on_an_index_created_meanwhile_did_not_create_it(engine, fake, monkeypatch):
+    # Given no index when we look, but another process creating it (with our settings)
+    # before our creation runs
+    create = fake.create_index
+
+    def created_meanwhile(uid, body):
+        fake.add_index(uid, settings=SETTINGS)
+        create(uid, body)
+
+    monkeypatch.setattr(fake, "create_index", created_meanwhile)
 
     # When the settings are applied
     created = engine.apply_settings()
@@ -350,6 +375,8 @@ def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engi
                     "subscriberCount": 100,
                     "title": "A video",
                     "description": "Cats",
+                    "titleWords": "a video",
+                    "descriptionWords": "cats",
                 },
                 {
                     "id": "vid1-s0000",
@@ -364,6 +391,7 @@ def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engi
                     "viewCount": 10,
                     "subscriberCount": 100,
                     "text": "new words",
+                    "textWords": "new words",
                     "start": 2.5,
                     "end": 4.0,
                 },
@@ -589,7 +617,7 @@ def test_search_defaults_send_the_full_request(engine, fake, ready):
     assert searches(fake) == [
         {
             "q": "hello",
-            "attributesToSearchOn": ["title", "text", "description"],
+            "attributesToSearchOn": SEARCHABLE,
             "page": 1,
             "hitsPerPage": 20,
             **SEARCH_DEFAULTS,
@@ -626,7 +654,7 @@ def test_search_with_channels_a_target_and_a_sort(engine, fake, ready):
     assert searches(fake) == [
         {
             "q": "hello",
-            "attributesToSearchOn": ["text"],
+            "attributesToSearchOn": ["text", "textWords"],
             "page": 1,
             "hitsPerPage": 20,
             **SEARCH_DEFAULTS,
@@ -655,7 +683,12 @@ def test_title_and_description_targets_search_video_documents_only(engine, fake,
     engine.search(SearchQuery(q="x", targets=("description", "title")))
 
     body = searches(fake)[0]
-    assert body["attributesToSearchOn"] == ["title", "description"]
+    assert body["attributesToSearchOn"] == [
+        "title",
+        "description",
+        "titleWords",
+        "descriptionWords",
+    ]
     assert body["filter"] == 'kind = "video"'
 
 
@@ -745,6 +778,153 @@ def test_long_vowel_mark_variants_are_one_mark_in_documents_and_queries(
     assert [hit.highlight for hit in hits] == ["<mark>コーヒー</mark>を"]
 
 
+# -- Japanese words: spelling variants meet through the word fields -----------------------
+
+
+def test_documents_carry_the_normalised_forms_of_their_searchable_fields_words(engine, fake, ready):
+    # When a video is written whose title, description and subtitle hold variant spellings
+    # and a compound
+    engine.replace_videos(
+        {
+            "vid1": [
+                video(title="藝術の秋", description="シュミレーションの結果"),
+                subtitle(text="東京国際空港に行く"),
+            ]
+        }
+    )
+
+    # Then each field keeps what was written, and its words field holds the dictionary's
+    # forms: long units, then the short units of a compound
+    meta, line = fake.documents()["vid1-v"], fake.documents()["vid1-s0000"]
+    assert (meta["title"], meta["titleWords"]) == ("藝術の秋", "芸術 の 秋")
+    assert (meta["description"], meta["descriptionWords"]) == (
+        "シュミレーションの結果",
+        "シミュレーション の 結果",
+    )
+    assert (line["text"], line["textWords"]) == (
+        "東京国際空港に行く",
+        "東京国際空港 に 行く 東京 国際 空港 に 行く",
+    )
+    assert "titleWords" not in line and "textWords" not in meta
+
+
+def test_word_fields_are_searchable_after_the_fields_as_written_and_never_highlighted(engine, fake):
+    # When the index is set up
+    engine.apply_settings()
+
+    # Then every field as written ranks before every words field (the `attribute` rule
+    # prefers what was said), and the search asks no highlight of a words field
+    searchable = fake.indexes["subtitles"]["settings"]["searchableAttributes"]
+    assert searchable[:3] == ["title", "text", "description"]
+    assert sorted(searchable[3:]) == ["descriptionWords", "textWords", "titleWords"]
+    engine.search(SearchQuery(q="x"))
+    assert searches(fake)[0]["attributesToHighlight"] == ["text", "title", "description"]
+
+
+@pytest.mark.parametrize(
+    ("target", "fields"),
+    [
+        ("subtitle", ["text", "textWords"]),
+        ("title", ["title", "titleWords"]),
+        ("description", ["description", "descriptionWords"]),
+    ],
+)
+def test_each_target_searches_its_field_and_that_field_s_words(engine, fake, ready, target, fields):
+    engine.search(SearchQuery(q="x", targets=(target,)))
+
+    assert searches(fake)[0]["attributesToSearchOn"] == fields
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        ("シュミレーション", "シミュレーション"),
+        ("ｼｭﾐﾚｰｼｮﾝ", "シミュレーション"),  # half-width, through normalize()
+        ("引越しの準備", "引っ越し の 準備"),
+        ('"シュミレーション"', '"シュミレーション"'),  # a phrase is searched as written
+        ("simulation", "simulation"),
+        ("1,200", "1,200"),  # ASCII goes as typed
+        ("東京", "東京"),  # its form is how it was typed
+        ("-藝術", "-藝術"),  # an excluded term stays one
+        ('藝術 "藝術の秋" computer 藝術', '芸術 "藝術の秋" computer 芸術'),
+    ],
+)
+def test_a_bare_japanese_term_is_sent_as_its_words_forms(engine, fake, ready, typed, sent):
+    engine.search(SearchQuery(q=typed))
+
+    assert searches(fake)[0]["q"] == sent
+
+
+def test_a_variant_spelling_finds_both_spellings_and_marks_the_word_where_meili_did_not(
+    engine, fake, ready
+):
+    # Given one video saying シミュレーション and another saying シュミレーション
+    engine.replace_video_documents("right", [subtitle("right", text="シミュレーションの結果")])
+    engine.replace_video_documents("variant", [subtitle("variant", text="シュミレーションの結果")])
+
+    # When either spelling is searched
+    for typed in ("シュミレーション", "シミュレーション"):
+        hits = {hit.video_id: hit for hit in engine.search(SearchQuery(q=typed)).hits}
+
+        # Then both videos are found
+        assert set(hits) == {"right", "variant"}
+
+    # And a hit Meilisearch marked nothing in (found through its words) is marked by our
+    # own highlight of what was typed
+    hits = {hit.video_id: hit for hit in engine.search(SearchQuery(q="シュミレーション")).hits}
+    assert hits["right"].highlight == "<mark>シミュレーション</mark>の結果"
+    assert hits["variant"].highlight == "<mark>シュミレーション</mark>の結果"
+    assert hits["variant"].text == "シュミレーションの結果"
+
+
+def test_a_description_found_through_its_words_is_shown_cropped_around_the_word(
+    engine, fake, ready
+):
+    # Given a long description that writes the word in its variant spelling, far in
+    description = "あ" * 150 + "シュミレーションをします" + "い" * 150
+    engine.replace_video_documents("vid1", [video(title="動画", description=description)])
+
+    # When the word is searched
+    [hit] = engine.search(SearchQuery(q="シュミレーション")).hits
+
+    # Then the description is cut around the word, which is marked
+    assert hit.matched_in == "description"
+    assert hit.text.startswith("…") and hit.text.endswith("…")
+    assert "<mark>シュミレーション</mark>をします" in hit.highlight
+    assert hit.highlight.replace("<mark>", "").replace("</mark>", "") == hit.text
+
+
+def test_a_title_found_through_its_words_counts_as_a_title_match(engine, fake, ready):
+    # Given a video whose title writes the word in its variant spelling
+    engine.replace_video_documents(
+        "vid1", [video(title="シュミレーション入門", description="ゲームの話")]
+    )
+
+    # When results by video are asked for the other spelling
+    [found] = engine.search_videos(SearchQuery(q="シミュレーション")).videos
+    [hit] = engine.search(SearchQuery(q="シュミレーション")).hits
+
+    # Then the title matched, though Meilisearch matched only its words
+    assert found.matched_in == ("title",)
+    assert (hit.matched_in, hit.highlight) == ("title", "<mark>シュミレーション</mark>入門")
+
+
+def test_a_renamed_title_carries_the_words_of_its_new_title(engine, fake, ready):
+    # Given an indexed video with a subtitle
+    engine.replace_videos({"vid1": [video(title="旧題"), subtitle()]})
+
+    # When its title changes to one with a variant spelling
+    engine.update_video_documents("vid1", {"video_title": "藝術入門", "title": "藝術入門"})
+
+    # Then its video document's words are the new title's, and the subtitle has none
+    docs = fake.documents()
+    assert (docs["vid1-v"]["title"], docs["vid1-v"]["titleWords"]) == ("藝術入門", "芸術 入門")
+    assert "titleWords" not in docs["vid1-s0000"]
+    assert [h.video_id for h in engine.search(SearchQuery(q="芸術", targets=("title",))).hits] == [
+        "vid1"
+    ]
+
+
 # -- semantic search ---------------------------------------------------------------------
 
 
@@ -758,7 +938,7 @@ def test_semantic_search_sends_hybrid_with_the_ratio(engine, fake, ready):
     assert searches(fake) == [
         {
             "q": "hello",
-            "attributesToSearchOn": ["title", "text", "description"],
+            "attributesToSearchOn": SEARCHABLE,
             "page": 1,
             "hitsPerPage": 20,
             **SEARCH_DEFAULTS,
@@ -1095,7 +1275,7 @@ def test_grouped_search_asks_distinct_videos_then_each_video_s_moments(engine, f
     assert searches(fake) == [
         {
             "q": "hello",
-            "attributesToSearchOn": ["title", "text", "description"],
+            "attributesToSearchOn": SEARCHABLE,
             "page": 1,
             "hitsPerPage": 5,
             **SEARCH_DEFAULTS,
@@ -1108,7 +1288,7 @@ def test_grouped_search_asks_distinct_videos_then_each_video_s_moments(engine, f
     common = {
         "indexUid": "subtitles",
         "q": "hello",
-        "attributesToSearchOn": ["title", "text", "description"],
+        "attributesToSearchOn": SEARCHABLE,
         **SEARCH_DEFAULTS,
         "showRankingScore": True,
     }
