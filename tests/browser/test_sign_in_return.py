@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.factories import make_user, make_video
-from tests.fixtures import keep_screenshot
+from tests.fixtures import REAL_BROWSER_UA, keep_screenshot
 
 
 @pytest.mark.parametrize("width", (375, 1280))
@@ -34,3 +34,17 @@ def test_the_sign_in_page_keeps_its_own_target_in_the_header_link(page, site):
     page.goto(f"{site}/login?next=/search%3Fq%3D%E5%A4%A7%E9%98%AA")
     href = page.locator(".site-header a", has_text="ログイン").get_attribute("href")
     assert parse_qs(urlsplit(href).query) == {"next": ["/search?q=大阪"]}
+
+
+def test_the_sign_in_form_cannot_be_sent_before_its_script_handles_it(browser, site):
+    """Before login.js runs (slow, or off), the button is disabled: a click would
+    otherwise send the form as a GET, the e-mail address in the URL and the logs."""
+    context = browser.new_context(user_agent=REAL_BROWSER_UA, java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{site}/login")
+        page.fill("input[name=email]", "early@example.jp")
+        # a disabled default button also blocks the submission by Enter (HTML's rule)
+        expect(page.locator("#dev-login button[type=submit]")).to_be_disabled()
+    finally:
+        context.close()

@@ -16,4 +16,5 @@
     error.textContent = i18n.errorText(body, i18n.t("login_failed"));
     error.hidden = false;
   });
+  form.querySelector("button[type=submit]").disabled = false;
 })();
