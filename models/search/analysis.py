@@ -98,12 +98,6 @@ def _tokenizer() -> Tokenizer:
     return tokenizer
 
 
-def warm_up() -> None:
-    """Load the dictionary now (about a quarter of a second), not in the first search."""
-    _tokenizer().tokenize("京都")
-    _skipped_pos()
-
-
 def form_of(surface: str, normalized: str) -> str:
     """A word's form as the index holds it: Latin spelling kept, the dictionary's
     normalised form otherwise, never holding a character the index would cut it at."""
@@ -239,10 +233,6 @@ def _pieces(text: str) -> list[tuple[int, str]]:
         pieces.append((start, text[start:end]))
         start = end
     return pieces
-
-
-def marked(forms: tuple[str, ...] | list[str]) -> list[str]:
-    return [WORD_MARK + form for form in forms]
 
 
 def word_sequences(normalized: str) -> tuple[tuple[str, ...], ...]:
