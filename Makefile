@@ -12,10 +12,17 @@ STAMP := $(VENV)/.installed-stamp
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
+# torch, for the `embeddings` extra, goes in first and on its own: the CPU build (about
+# 750 MB; a CUDA build is several GB). This project's machines hold its wheel, which pip
+# finds there; elsewhere point pip at PyTorch's CPU wheel index for it:
+# make install TORCH_OPTIONS='--index-url <that index>'.
+TORCH_OPTIONS ?=
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet 'torch==2.13.0' $(TORCH_OPTIONS)
+	$(BIN)/pip install --quiet -e '.[dev,embeddings]'
 	touch $(STAMP)
 
 install: $(STAMP) translations ## Create the virtual environment and install (with dev tools)

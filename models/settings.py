@@ -135,6 +135,10 @@ class Settings:
     # SEARCH_TIME_BUDGET_MS: what one search may take on either engine before it is
     # stopped (503 search_busy); models.search.base.DEFAULT_TIME_BUDGET_MS.
     search_time_budget_ms: int = 1000
+    # SEARCH_EMBEDDER: what searches by meaning (models/search/embedder.py): e5-small,
+    # sentence-transformers (a model directory, SEARCH_EMBEDDER_PATH) or none.
+    search_embedder: str = "e5-small"
+    search_embedder_path: str | None = None
     payment_backend: str = "local"
     payment_api_key: str | None = None
     payment_api_base: str | None = None
@@ -224,6 +228,10 @@ def load_settings(
         search_master_key=_text(env, "SEARCH_MASTER_KEY"),
         search_path=_absolute(_text(env, "SEARCH_EMBEDDED_PATH", "var/search.db")),
         search_time_budget_ms=_int(env, "SEARCH_TIME_BUDGET_MS", 1000, minimum=10),
+        search_embedder=_choice(
+            env, "SEARCH_EMBEDDER", "e5-small", ("e5-small", "sentence-transformers", "none")
+        ),
+        search_embedder_path=_text(env, "SEARCH_EMBEDDER_PATH"),
         payment_backend=_choice(
             env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
         ),
@@ -278,6 +286,10 @@ def load_settings(
     if settings.payment_backend == "local" and not settings.payment_webhook_secrets:
         # The offline provider signs its events too; give it a secret out of the box.
         settings = replace(settings, payment_webhook_secrets=(LOCAL_WEBHOOK_SECRET,))
+    if settings.search_embedder == "sentence-transformers" and not settings.search_embedder_path:
+        raise ConfigError(
+            "SEARCH_EMBEDDER=sentence-transformers needs SEARCH_EMBEDDER_PATH, the model's folder"
+        )
     if production:
         _refuse_unsafe_production(settings, secret_key)
     return settings

