@@ -10,11 +10,11 @@ the videos found wrong, from the database.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from models import indexing
+from models import indexing, vectors
 from models.clock import now_iso
-from models.search import Document, IndexedVideo, SearchEngine, get_engine
+from models.search import Document, IndexedVideo, SearchEngine, get_embedder, get_engine
 from models.tables import IndexCheck
 
 # Video ids of each kind kept with a check, for a person to look at.
@@ -29,6 +29,9 @@ class CheckResult:
     extra: list[str] = field(default_factory=list)  # in the index, not searchable
     stale: list[str] = field(default_factory=list)  # in the index with other documents
     repaired: bool = False
+    # Searchable videos some of whose documents have no vector of the current model yet
+    # (new, or a change of model): the daily check has them embedded.
+    unembedded: list[str] = field(default_factory=list)
 
     @property
     def missing_count(self) -> int:
@@ -57,6 +60,10 @@ def holds(indexed: IndexedVideo, documents: list[Document]) -> bool:
         and indexed.video_title == meta.video_title
         and indexed.channel_title == meta.channel_title
         and indexed.subscriber_count == meta.subscriber_count
+        and (
+            indexed.vectors is None
+            or indexed.vectors == sum(doc.vector is not None for doc in documents)
+        )
     )
 
 
@@ -65,10 +72,13 @@ def compare(engine: SearchEngine) -> CheckResult:
     held = {video.video_id: video for video in engine.inventory()}
     missing: list[str] = []
     stale: list[str] = []
+    unembedded: list[str] = []
+    embedder = get_embedder()
     videos = 0
     ids = indexing.indexed_video_ids()
     for first in range(0, len(ids), indexing.BATCH):
         expected = indexing.expected_documents(ids[first : first + indexing.BATCH])
+        unembedded += vectors.unembedded(expected, embedder)
         for video_id, documents in expected.items():
             if not documents:  # no longer searchable since the ids were read
                 continue
@@ -78,7 +88,7 @@ def compare(engine: SearchEngine) -> CheckResult:
                 missing.append(video_id)
             elif not holds(indexed, documents):
                 stale.append(video_id)
-    return CheckResult(engine.name, videos, missing, sorted(held), stale)
+    return CheckResult(engine.name, videos, missing, sorted(held), stale, unembedded=unembedded)
 
 
 def verify(*, repair: bool = False, engine: SearchEngine | None = None) -> CheckResult:
@@ -88,9 +98,7 @@ def verify(*, repair: bool = False, engine: SearchEngine | None = None) -> Check
     result = compare(engine)
     if repair and result.wrong:
         indexing.write_videos(result.wrong, engine)
-        result = CheckResult(
-            result.engine, result.videos, result.missing, result.extra, result.stale, True
-        )
+        result = replace(result, repaired=True)
     prune = getattr(engine, "prune_orphans", None)
     if repair and prune is not None:
         prune()  # documents whose video row was deleted by hand (embedded engine)

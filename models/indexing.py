@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from peewee import Select
 
-from models.search import Document, SearchEngine, get_engine, video_documents
+from models import vectors
+from models.search import Document, SearchEngine, get_embedder, get_engine, video_documents
 from models.search.segments import build_segments
 from models.subtitles import to_subtitles
 from models.tables import Channel, SubtitleTrack, Video
@@ -41,8 +42,9 @@ def documents_for(video: Video, channel: Channel, track: SubtitleTrack | None) -
 
 
 def expected_documents(video_ids: Iterable[str]) -> dict[str, list[Document]]:
-    """For each id: the documents the database gives now, [] for a video that should have
-    none (pending, deleted, unknown)."""
+    """For each id: the documents the database gives now, each with its stored vector
+    when its passage has one (models/vectors.py), [] for a video that should have none
+    (pending, deleted, unknown)."""
     wanted = list(dict.fromkeys(video_ids))
     found: dict[str, list[Document]] = {video_id: [] for video_id in wanted}
     for first in range(0, len(wanted), BATCH):
@@ -60,26 +62,52 @@ def expected_documents(video_ids: Iterable[str]) -> dict[str, list[Document]]:
         }
         for video in videos:
             found[video.id] = documents_for(video, video.channel, tracks.get(video.id))
-    return found
+    return vectors.attach(found, get_embedder())
 
 
-def write_videos(video_ids: Iterable[str], engine: SearchEngine | None = None) -> int:
+@dataclass(frozen=True)
+class Written:
+    documents: int
+    # Videos written with some documents still without a vector: tasks/search.py has
+    # them embedded on their own queue.
+    unembedded: list[str] = field(default_factory=list)
+
+
+def write_videos(video_ids: Iterable[str], engine: SearchEngine | None = None) -> Written:
     """Make the index hold what the database gives for these videos (none for a video
     that should have none), reading the database inside the index's write lock; how many
-    documents were written."""
+    documents were written, and which videos wait for vectors."""
     engine = engine or get_engine()
     written = 0
+    unembedded: list[str] = []
     ids = list(dict.fromkeys(video_ids))
     for first in range(0, len(ids), BATCH):
         with engine.writing():
             replaced = expected_documents(ids[first : first + BATCH])
             engine.replace_videos(replaced)
         written += sum(len(documents) for documents in replaced.values())
-    return written
+        unembedded += vectors.unembedded(replaced, get_embedder())
+    return Written(written, unembedded)
 
 
-def write_video(video_id: str) -> int:
+def write_video(video_id: str) -> Written:
     return write_videos([video_id])
+
+
+def embed_videos(video_ids: Iterable[str], engine: SearchEngine | None = None) -> vectors.Embedded:
+    """Embed what these videos' documents still lack, store the vectors, and write the
+    videos to the index with them (from the database, inside the write lock, as any
+    write). A rerun finds nothing to embed and writes nothing."""
+    embedder = get_embedder()
+    ids = list(dict.fromkeys(video_ids))
+    if not embedder.loaded or not ids:
+        return vectors.Embedded(0, 0, 0)
+    expected = expected_documents(ids)
+    waiting = {video_id: expected[video_id] for video_id in vectors.unembedded(expected, embedder)}
+    done = vectors.embed(waiting, embedder)
+    if waiting:
+        write_videos(list(waiting), engine)
+    return done
 
 
 def retitle_video(video_id: str) -> int:
@@ -113,6 +141,7 @@ class Rebuilt:
     videos: int
     documents: int
     seconds: float
+    unembedded: list[str] = field(default_factory=list)  # videos waiting for vectors
 
     @property
     def videos_per_second(self) -> float:
@@ -141,9 +170,17 @@ def rebuild(channel_id: str | None = None) -> Rebuilt:
     engine = get_engine()
     started = time.monotonic()
     ids = indexed_video_ids(channel_id)
-    documents = write_videos(ids, engine)
+    written = write_videos(ids, engine)
     if channel_id is None:
         wanted = set(ids)
         extra = [v.video_id for v in engine.inventory() if v.video_id not in wanted]
         write_videos(extra, engine)
-    return Rebuilt(len(ids), documents, time.monotonic() - started)
+    return Rebuilt(len(ids), written.documents, time.monotonic() - started, written.unembedded)
+
+
+def compact_vectors(*, force: bool = False) -> int:
+    """Have the engine fold new vectors into its nearest-neighbour snapshot, where it
+    keeps one (the embedded engine); how many vectors the new snapshot holds (0: none
+    was written)."""
+    compact = getattr(get_engine(), "compact_vectors", None)
+    return int(compact(force=force)) if compact is not None else 0

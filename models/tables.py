@@ -537,6 +537,23 @@ class SubtitleTrack(BaseModel):
         table_name = "subtitle_tracks"
 
 
+class VideoVectors(BaseModel):
+    """A video's passage vectors for search by meaning (models/vectors.py): one per
+    search document, in document order, as float16 rows, with an 8-byte digest of each
+    passage's text, so a text that did not change keeps its vector."""
+
+    video = ForeignKeyField(Video, column_name="video_id", primary_key=True)
+    video_id: ClassVar[Field[str]]
+    model = TextField()
+    dims = IntegerField()
+    digests = BlobField()
+    vectors = BlobField()
+    embedded_at = TextField()
+
+    class Meta:
+        table_name = "video_vectors"
+
+
 class IndexCheck(BaseModel):
     """One comparison of the search index with the database (`subsearch search verify`):
     how many searchable videos, and how many were missing, extra or stale."""

@@ -36,6 +36,9 @@ SCHEDULE = [
     Job("backfill-subtitle-tracks", "50 * * * *", "backfill_subtitle_tracks"),
     # The index compared with the database, and repaired (README, Search and ingestion).
     Job("verify-search-index", "40 4 * * *", "verify_search_index"),
+    # New vectors folded into the embedded engine's nearest-neighbour snapshot (a no-op
+    # until enough have come: models/search/embedded/vectors.py).
+    Job("compact-search-vectors", "*/10 * * * *", "compact_search_vectors"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
     # Only the local payment provider has checkouts of its own to expire.
     Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),

@@ -7,7 +7,7 @@ import logging
 
 from models import ingest
 from models.platform import NotFoundOnPlatform
-from tasks.search import index_videos
+from tasks.search import embed_later, index_videos
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -53,8 +53,12 @@ def retry_video_subtitles(video_id: str, attempts: int) -> None:
 
 
 def _index_later(video_id: str, indexed: ingest.Indexed | None) -> None:
+    """A write the index refused goes through index_videos (which has the video embedded
+    after); a video in the index now is embedded on its own queue."""
     if indexed is not None and not indexed.in_index:
         index_videos.send([video_id])
+    elif indexed is not None:
+        embed_later([video_id])
 
 
 @actor(queue_name="channels", max_retries=3)

@@ -31,6 +31,7 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedded import EmbeddedEngine
+from models.search.embedder import Embedder, embedder_for
 from models.search.meili import MeilisearchEngine
 from models.settings import Settings, get_settings
 from models.tables import Channel, Video
@@ -55,11 +56,12 @@ __all__ = [
     "Segment",
     "VideoHit",
     "VideoResults",
+    "get_embedder",
     "get_engine",
     "video_documents",
 ]
 
-_cache: dict[tuple[str, str | None, str, int], SearchEngine] = {}
+_cache: dict[tuple[str, str | None, str, int, str, str | None], SearchEngine] = {}
 
 
 # The Meilisearch engine's write lock, shared by every process of the deployment (the
@@ -76,7 +78,14 @@ def redis_write_lock() -> AbstractContextManager[object]:
     return lock
 
 
+def get_embedder() -> Embedder:
+    """The process's embedder as SEARCH_EMBEDDER says (loaded on first use)."""
+    settings = get_settings()
+    return embedder_for(settings.search_embedder, settings.search_embedder_path)
+
+
 def build_engine(settings: Settings) -> SearchEngine:
+    embedder = embedder_for(settings.search_embedder, settings.search_embedder_path)
     if settings.search_backend == "meilisearch":
         return MeilisearchEngine(
             settings.search_host or "",
@@ -84,8 +93,11 @@ def build_engine(settings: Settings) -> SearchEngine:
             settings.search_master_key,
             lock=redis_write_lock,
             time_budget_ms=settings.search_time_budget_ms,
+            embedder=embedder,
         )
-    return EmbeddedEngine(settings.search_path, time_budget_ms=settings.search_time_budget_ms)
+    return EmbeddedEngine(
+        settings.search_path, time_budget_ms=settings.search_time_budget_ms, embedder=embedder
+    )
 
 
 def get_engine() -> SearchEngine:
@@ -95,6 +107,8 @@ def get_engine() -> SearchEngine:
         settings.search_host,
         settings.search_path,
         settings.search_time_budget_ms,
+        settings.search_embedder,
+        settings.search_embedder_path,
     )
     if key not in _cache:
         _cache[key] = build_engine(settings)

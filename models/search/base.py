@@ -12,6 +12,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 INDEX_NAME = "subtitles"
 TARGETS = ("description", "subtitle", "title")
 SORTS = ("relevance", "newest", "oldest", "views")
@@ -69,6 +72,9 @@ class Document:
     # changes (texts, times, description, date, thumbnail, views), so `search verify`
     # finds a video whose documents are not those its stored cues give.
     fingerprint: str | None = None
+    # The document's vector for search by meaning (unit length, the embedder's model),
+    # when one is stored for its text as it is now; None until it is embedded.
+    vector: npt.NDArray[np.float32] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,9 @@ class IndexedVideo:
     title: str | None
     subscriber_count: int | None
     fingerprint: str | None
+    # How many of its documents have a vector, where the engine counts them (the
+    # embedded engine; None: the fingerprint says it).
+    vectors: int | None = None
 
 
 @dataclass(frozen=True)

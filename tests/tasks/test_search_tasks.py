@@ -5,18 +5,23 @@ sends the last two."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from models import ingest
 from models.search import IndexNotReady, SearchQuery, get_engine
 from models.settings import get_settings, use_settings
-from models.tables import IndexCheck, SubtitleTrack, Video
+from models.tables import IndexCheck, SubtitleTrack, Video, VideoVectors
 from scheduler.runner import latest_due_tick
 from scheduler.schedule import SCHEDULE
 from tasks.channels import fetch_video_subtitles
-from tasks.search import backfill_subtitle_tracks, index_videos, verify_search_index
+from tasks.search import (
+    backfill_subtitle_tracks,
+    embed_videos,
+    index_videos,
+    verify_search_index,
+)
 from tests.fakes.platform_files import manual
 from tests.fixtures import take_messages
 
@@ -115,3 +120,54 @@ def test_the_scheduler_sends_the_index_jobs(stub_broker, actor, ticks_in_a_day):
         for hour in range(24)
     }
     assert len(ticks - {None}) == ticks_in_a_day
+
+
+def meant(q: str) -> set[str]:
+    found = get_engine().search_videos(SearchQuery(q=q, semantic=True, sr=1.0))
+    return {v.video_id for v in found.videos[:1]}
+
+
+def test_a_fetched_video_is_embedded_on_its_own_queue_after_it_is_indexed(imported, stub_broker):
+    # Given a video fetched and indexed: keyword search finds it at once
+    fetch_video_subtitles("taskIndex01")
+    assert found("たこ焼き") == {"taskIndex01"}
+    assert take_messages(stub_broker, "index") == []
+    # and its embedding waits on the embed queue
+    [message] = take_messages(stub_broker, "embed")
+    assert (message["actor_name"], message["args"]) == ("embed_videos", [["taskIndex01"]])
+
+    embed_videos(*message["args"])
+    embed_videos(*message["args"])  # delivered twice: the second finds it done
+
+    assert meant("大阪の名物を食べた") == {"taskIndex01"}
+    assert VideoVectors.select().count() == 1
+
+
+def test_a_rewrite_from_the_queue_and_the_daily_check_send_what_lacks_vectors(
+    imported, stub_broker
+):
+    for video_id in ("taskIndex01", "taskIndex02"):
+        ingest.fetch_subtitles(video_id)
+    take_messages(stub_broker, "embed")
+
+    index_videos(["taskIndex01"])
+    assert [m["args"] for m in take_messages(stub_broker, "embed")] == [[["taskIndex01"]]]
+
+    verify_search_index()
+    [message] = take_messages(stub_broker, "embed")
+    assert sorted(message["args"][0]) == ["taskIndex01", "taskIndex02"]
+    embed_videos(*message["args"])
+    verify_search_index()
+    assert take_messages(stub_broker, "embed") == []
+
+
+def test_the_scheduler_sends_the_vector_compaction_every_ten_minutes(stub_broker):
+    [job] = [job for job in SCHEDULE if job.actor == "compact_search_vectors"]
+    assert stub_broker.get_actor(job.actor)
+    hour = datetime(2026, 11, 22, 5, 0, tzinfo=UTC)
+    second = timedelta(seconds=1)
+    ticks = {
+        latest_due_tick(job, hour + minute * 60 * second - second, hour + minute * 60 * second)
+        for minute in range(60)
+    }
+    assert len(ticks - {None}) == 6

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 
-from models import ingest, library
+from models import indexing, ingest, library
 from models.credits import unlock_video
 from models.search import TOTAL_VIDEOS_CAP, Hit, VideoHit, VideoResults
+from models.settings import use_settings
 from models.tables import SearchHistory, Video
 from tests.factories import make_admin, make_user, sign_in
 from tests.fakes.platform_files import manual
@@ -95,9 +97,30 @@ def test_title_hits_have_no_times(client, indexed):
     assert [(h["matchedIn"], h["start"], h["end"]) for h in hits] == [("title", None, None)]
 
 
-def test_semantic_is_reported_requested_and_not_applied(client, indexed):
-    body = client.get("/api/search?q=大阪&semantic=1&sr=0.7").get_json()
+def test_a_search_by_meaning_finds_a_paraphrase_once_the_videos_are_embedded(client, indexed):
+    # Before the embedding queue has run, the model is loaded but nothing is embedded
+    before = client.get("/api/search?q=近畿地方の観光&semantic=1&sr=1&groupBy=video").get_json()
+    assert before["semantic"] == {"requested": True, "applied": True}
+    assert before["videos"] == []
+
+    indexing.embed_videos(["apiVideo001", "apiVideo002"])
+
+    body = client.get("/api/search?q=近畿地方の観光&semantic=1&sr=1&groupBy=video").get_json()
+    keywords = client.get("/api/search?q=近畿地方の観光&groupBy=video").get_json()
+    assert body["videos"][0]["videoId"] == "apiVideo001"
+    assert keywords["videos"] == [] and keywords["semantic"]["applied"] is False
+
+
+def test_with_the_model_off_semantic_is_reported_requested_and_not_applied(
+    client, indexed, settings
+):
+    use_settings(replace(settings, search_embedder="none"))
+    try:
+        body = client.get("/api/search?q=大阪&semantic=1&sr=0.7").get_json()
+    finally:
+        use_settings(settings)
     assert body["semantic"] == {"requested": True, "applied": False}
+    assert [hit["videoId"] for hit in body["hits"]] == ["apiVideo001", "apiVideo001"]
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,11 @@ from models import migrations, redis_client
 from models.metrics import MULTIPROCESS_ENV, prepare_multiprocess_dir
 from models.settings import Settings, get_settings
 from scheduler.runner import run
+from tasks.search import EMBED_QUEUE
 from web import create_app
 from web.cli import main, open_db
 from web.cli.search import set_up_index
+from workers.actors import declared
 from workers.broker import (
     WORKER_METRICS_ENV,
     WORKER_METRICS_HOST_ENV,
@@ -63,9 +65,17 @@ def serve(host: str, port: int, workers: int) -> None:
 @main.command()
 @click.option("--processes", default=1, show_default=True, type=int)
 @click.option("--threads", default=4, show_default=True, type=int)
-@click.option("--queues", "-Q", multiple=True, help="Only these queues.")
+@click.option(
+    "--queues",
+    "-Q",
+    multiple=True,
+    help=f"Only these queues (default: every queue but {EMBED_QUEUE!r}).",
+)
 def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
-    """Run the Dramatiq worker over every actor in `tasks`."""
+    """Run the Dramatiq worker over every actor in `tasks`. Embedding has a worker of
+    its own (`--queues embed`, Procfile `embedder`): a message holds the model for a
+    minute or more, and would hold the threads the other queues need."""
+    queues = queues or tuple(sorted({actor.queue_name for actor in declared()} - {EMBED_QUEUE}))
     args = [
         sys.executable,
         "-m",
@@ -164,6 +174,9 @@ def dev(port: int) -> None:
     children = [
         subprocess.Popen([*me, "serve", "--port", str(port)]),
         subprocess.Popen([*me, "worker"]),
+        subprocess.Popen(
+            [*me, "worker", "--queues", EMBED_QUEUE, "--processes", "1", "--threads", "1"]
+        ),
         subprocess.Popen([*me, "scheduler"]),
     ]
     click.echo(f"subsearch is running at http://127.0.0.1:{port}/ (Ctrl-C stops it)")

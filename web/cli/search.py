@@ -13,7 +13,7 @@ from models.db import db as database
 from models.ingest import refetch_all, videos_to_reindex
 from models.search import SearchError, get_engine
 from tasks.channels import fetch_video_subtitles
-from tasks.search import index_videos
+from tasks.search import embed_later, index_videos
 from web.cli import main, open_db
 
 
@@ -80,6 +80,9 @@ def _rebuild(channel_id: str | None) -> None:
         f"rebuilt {done.videos} video(s), {done.documents} document(s) from stored subtitles"
         f" in {done.seconds:.1f} s ({done.videos_per_second:.0f} videos/s)"
     )
+    if done.unembedded:
+        embed_later(done.unembedded)
+        click.echo(f"enqueued {len(done.unembedded)} video(s) for embedding (search by meaning)")
 
 
 @search.command("reindex")
@@ -131,8 +134,12 @@ def search_verify(repair: bool) -> None:
             raise click.ClickException(f"the search index could not be read: {error}") from None
     click.echo(
         f"{result.videos} searchable video(s): {result.missing_count} missing,"
-        f" {result.extra_count} extra, {result.stale_count} stale"
+        f" {result.extra_count} extra, {result.stale_count} stale,"
+        f" {len(result.unembedded)} without vectors"
     )
+    if repair and result.unembedded:
+        embed_later(result.unembedded)
+        click.echo(f"enqueued {len(result.unembedded)} video(s) for embedding")
     for kind in ("missing", "extra", "stale"):
         for video_id in getattr(result, kind):
             click.echo(f"{kind}\t{video_id}")

@@ -3,10 +3,12 @@ in hits.py, results by video in videos.py."""
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,11 +25,15 @@ from models.search.base import (
     Segment,
     VideoResults,
 )
-from models.search.embedded import hits, layout, videos
+from models.search.embedded import hits, layout, meaning, vectors, videos
 from models.search.embedded.layout import LAYOUT_VERSION, bounds
+from models.search.embedder import Embedder, NoEmbedder
 from models.search.segments import transcript
 
 T = TypeVar("T")
+# Queries are embedded here while a hybrid search's keyword side runs. The model takes
+# one query at a time (its lock), so one thread a process is enough.
+EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
 # Pages of write-ahead log between automatic checkpoints (40 MB at 4 KiB a page).
 WAL_PAGES = 10_000
 # Virtual machine steps between two looks at a search's clock: about a millisecond of
@@ -39,10 +45,21 @@ BUDGET_STEPS = 20_000
 class EmbeddedEngine:
     name = "embedded"
 
-    def __init__(self, path: str, *, time_budget_ms: int = DEFAULT_TIME_BUDGET_MS) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        time_budget_ms: int = DEFAULT_TIME_BUDGET_MS,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.path = path
         self.time_budget_ms = time_budget_ms
+        self.embedder: Embedder = embedder or NoEmbedder()
         self._local = threading.local()
+        # The nearest-neighbour index's snapshot files live beside the file (none for an
+        # index in memory: its delta is all there is).
+        self.vector_folder = Path(f"{path}.vectors") if path != ":memory:" else None
+        self.nearest = vectors.NearestIndex(self.vector_folder or Path("."))
 
     # -- connection ---------------------------------------------------------------
 
@@ -175,9 +192,13 @@ class EmbeddedEngine:
         """replace_video_documents for several videos in one transaction ([]: the video
         goes)."""
 
+        model, dims = self.embedder.model, self.embedder.dims
+
         def work(conn: sqlite3.Connection) -> None:
             for video_id, documents in replaced.items():
-                layout.write_video(conn, video_id, documents)
+                key = layout.write_video(conn, video_id, documents)
+                if key is not None:
+                    vectors.write(conn, key, layout.vectors_by_place(documents), model, dims)
 
         self._write(work)
 
@@ -213,10 +234,78 @@ class EmbeddedEngine:
     # -- reads ----------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchResults:
-        return self._read(lambda conn: hits.search_hits(conn, query), budgeted=True)
+        meant = self._meaning(query)
+        return self._read(lambda conn: hits.search_hits(conn, query, meant), budgeted=True)
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
-        return self._read(lambda conn: videos.search_videos(conn, query), budgeted=True)
+        meant = self._meaning(query)
+        return self._read(lambda conn: videos.search_videos(conn, query, meant), budgeted=True)
+
+    def _meaning(self, query: SearchQuery) -> meaning.Meaning | None:
+        """The vector side of a search by meaning (None: keywords only). The query is
+        embedded on the embedding thread while the keyword side reads the index; the
+        model's time is not the index's budget."""
+        if not (query.semantic and self.embedder.loaded and query.q.strip()):
+            return None
+        vector = (
+            EMBEDDING.submit(self.embedder.query, query.q)
+            if query.sr < 1.0
+            else self.embedder.query(query.q)  # nothing to do meanwhile
+        )
+        return meaning.Meaning(self.nearest, vector, self.embedder.model, query.sr)
+
+    # -- vectors --------------------------------------------------------------------------
+
+    def compact_vectors(self, *, force: bool = False) -> int:
+        """Fold the vectors written since the last snapshot into a new one when they are
+        DELTA_LIMIT or more (any, when `force`), so each process searches them through
+        the nearest-neighbour index instead of one by one; how many vectors the new
+        snapshot holds (0: none was needed). Safe to run in several processes at once:
+        the newest snapshot wins, and an older one never replaces it."""
+        if self.vector_folder is None:
+            return 0
+        folder = self.vector_folder
+
+        def build(conn: sqlite3.Connection) -> tuple[int, str, str] | None:
+            found = vectors.state(conn)
+            pending = conn.execute(
+                "SELECT count(*) FROM vectors WHERE seq > ?", (found.snapshot,)
+            ).fetchone()[0]
+            if not found.model or not pending or (pending < vectors.DELTA_LIMIT and not force):
+                return None
+            name = f"{found.seq}-{secrets.token_hex(4)}"
+            previous = found if found.snapshot_name else None
+            vectors.build_snapshot(conn, folder, name, found.seq, found.dims, previous)
+            return found.seq, name, found.model
+
+        built = self._read(build)
+        if built is None:
+            return 0
+        upto, name, model = built
+
+        def publish(conn: sqlite3.Connection) -> bool:
+            found = vectors.state(conn)
+            # Not over a newer snapshot, nor over vectors laid out anew or of another
+            # model since the build read them.
+            if found.snapshot >= upto or found.seq < upto or found.model != model:
+                return False
+            conn.execute(
+                "INSERT INTO vector_state (name, value) VALUES ('snapshot', ?),"
+                " ('snapshot_name', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                (str(upto), name),
+            )
+            vectors.remove_old_snapshots(folder, (name, found.snapshot_name))
+            return True
+
+        if not self._write(publish):
+            vectors.remove_old_snapshots(
+                folder, (vectors.state(self._db()).snapshot_name,), only=name
+            )
+            return 0
+        return self._read(vectors.count)
+
+    def vector_count(self) -> int:
+        return self._read(vectors.count)
 
     # -- the rest -----------------------------------------------------------------------
 

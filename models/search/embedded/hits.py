@@ -11,6 +11,7 @@ from models.search.base import Hit, SearchQuery, SearchResults
 from models.search.embedded import layout
 from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
+from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
 from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
 from models.search.text import Term, crop, highlight, parse_query
 
@@ -18,13 +19,17 @@ from models.search.text import Term, crop, highlight, parse_query
 Page = tuple[int, int]
 
 
-def search_hits(conn: sqlite3.Connection, query: SearchQuery) -> SearchResults:
+def search_hits(
+    conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
+) -> SearchResults:
     terms = parse_query(query.q)
-    if not terms:
+    if not terms and meant is None:
         return SearchResults(total_hits=0, hits=[], semantic_applied=False)
     columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
     page = (query.per_page, (query.page - 1) * query.per_page)
-    if any(term.needs_scan for term in terms):
+    if meant is not None:
+        total, rowids = _with_meaning(conn, query, terms, columns, meant, page)
+    elif any(term.needs_scan for term in terms):
         total, rowids = _scanned(conn, terms, columns, query, page)
     else:
         matching = Matching(conn, terms, columns, query.channels)
@@ -40,7 +45,65 @@ def search_hits(conn: sqlite3.Connection, query: SearchQuery) -> SearchResults:
     # The page's word columns tell highlight where the words are (text.match_spans).
     indexed = layout.token_columns(conn, rowids) if rowids else {}
     hits = [_hit(row, terms, query.targets, indexed.get(row["rowid"])) for row in rows]
-    return SearchResults(total_hits=total, hits=hits, semantic_applied=False)
+    return SearchResults(total_hits=total, hits=hits, semantic_applied=meant is not None)
+
+
+def _keyword_page(
+    conn: sqlite3.Connection,
+    query: SearchQuery,
+    terms: list[Term],
+    columns: tuple[str, ...],
+    page: Page,
+) -> tuple[int, list[int]]:
+    """The keyword answer: how many documents match and the page's, in the order asked."""
+    if any(term.needs_scan for term in terms):
+        return _scanned(conn, terms, columns, query, page)
+    matching = Matching(conn, terms, columns, query.channels)
+    total = matching.documents()
+    if not total:
+        return 0, []
+    if query.sort == "relevance":
+        return total, _by_relevance(matching, page, total)
+    in_order = matching.in_order(query.sort, total)
+    return total, list(itertools.islice(in_order, page[1], sum(page)))
+
+
+def _with_meaning(
+    conn: sqlite3.Connection,
+    query: SearchQuery,
+    terms: list[Term],
+    columns: tuple[str, ...],
+    meant: Meaning,
+    page: Page,
+) -> tuple[int, list[int]]:
+    """The documents of both sides to the page's depth, fused by `sr` for relevance
+    (meaning.fuse) or in the sort's order (then by rowid) for the others."""
+    per_page, offset = page
+    depth = offset + per_page
+    keyword_total, keyword = 0, list[int]()
+    if meant.keywords_count and terms:
+        keyword_total, keyword = _keyword_page(conn, query, terms, columns, (depth, 0))
+    found = [
+        rowid
+        for rowid, _ in meant.neighbours(
+            conn, query.targets, query.channels, max(NEIGHBOURS, depth)
+        )
+    ]
+    if query.sort == "relevance":
+        ranked = [rowid for rowid, _ in fuse(keyword, found, meant.sr)]
+    else:
+        ranked = _in_order(conn, [*keyword, *found], query.sort)
+    only_meant = len(set(found) - set(keyword))
+    return keyword_total + only_meant, ranked[offset:depth]
+
+
+def _in_order(conn: sqlite3.Connection, rowids: list[int], sort: str) -> list[int]:
+    rows = conn.execute(
+        f"SELECT f.value FROM json_each(?) AS f JOIN videos v ON v.key = f.value >> {VIDEO_SHIFT}"
+        f" GROUP BY f.value ORDER BY {VIDEO_ORDER[sort]}, f.value",
+        ("[" + ",".join(str(rowid) for rowid in rowids) + "]",),
+    )
+    return [row[0] for row in rows]
 
 
 def _by_relevance(matching: Matching, page: Page, total: int) -> list[int]:

@@ -29,11 +29,12 @@ from models.search.text import index_text
 # writes to it nor searches it (IndexNotReady).
 # 5: video keys are never reused (AUTOINCREMENT); each video keeps its fingerprint.
 # 6: Japanese words (analysis.py) are indexed beside the character pairs.
-LAYOUT_VERSION = 6
+# 7: documents' vectors for search by meaning (vectors.py).
+LAYOUT_VERSION = 7
 # Every table any version created: dropped when the layout changes.
-TABLES = ("documents_fts", "documents", "segments", "videos")
+TABLES = ("documents_fts", "documents", "segments", "videos", "vectors", "vector_state")
 # The tables of the current layout that hold documents.
-DATA_TABLES = ("documents_fts", "segments", "videos")
+DATA_TABLES = ("documents_fts", "segments", "videos", "vectors", "vector_state")
 VIDEO_SHIFT = 20
 PLACES = (1 << VIDEO_SHIFT) - 1
 # The full-text columns, in order. bm25 weighs them as the table's default rank: a title
@@ -99,6 +100,11 @@ SCHEMA = [
     "INSERT INTO documents_fts (documents_fts, rank) VALUES ('rank', 'bm25("
     + ", ".join(str(FTS_WEIGHTS[column]) for column in FTS_COLUMNS)
     + ")')",
+    # Vectors: one per document that has one (vectors.py), and their state.
+    "CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+    " vector BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS idx_vectors_seq ON vectors (seq)",
+    "CREATE TABLE IF NOT EXISTS vector_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ]
 
 
@@ -165,12 +171,12 @@ def is_segment(rowid: int) -> bool:
 # -- writes -------------------------------------------------------------------------------
 
 
-def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Document]) -> None:
+def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Document]) -> int | None:
     """Replace the video's documents by `documents` (none: the video goes), in the
-    caller's transaction. The video keeps its key."""
+    caller's transaction. The video keeps its key, which is returned (None: gone)."""
     delete_video(conn, video_id, keep=bool(documents))
     if not documents:
-        return
+        return None
     meta = next((doc for doc in documents if doc.kind == "video"), None)
     subtitles = [doc for doc in documents if doc.kind != "video"]
     if len(subtitles) > PLACES:
@@ -220,6 +226,23 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
         " description_words, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
+    return key
+
+
+def vectors_by_place(documents: list[Document]) -> dict[int, Any]:
+    """The documents' vectors by their place in the video (as write_video numbers them:
+    0 the video document, then the segments from 1)."""
+    found: dict[int, Any] = {}
+    place = 1
+    for doc in documents:
+        if doc.kind == "video":
+            if doc.vector is not None:
+                found[0] = doc.vector
+            continue
+        if doc.vector is not None:
+            found[place] = doc.vector
+        place += 1
+    return found
 
 
 def _columns(text: str | None, title: str | None, description: str | None) -> tuple[str, ...]:
@@ -254,10 +277,13 @@ def update_video(conn: sqlite3.Connection, video_id: str, values: Mapping[str, o
 
 
 def delete_video(conn: sqlite3.Connection, video_id: str, *, keep: bool = False) -> None:
-    """Remove the video's documents; its row too unless `keep` (its key is reused)."""
+    """Remove the video's documents; its row and vectors too unless `keep` (its key is
+    reused, and the vectors are compared with the new ones: vectors.write)."""
     for (key,) in conn.execute("SELECT key FROM videos WHERE video_id = ?", (video_id,)):
         conn.execute("DELETE FROM documents_fts WHERE rowid BETWEEN ? AND ?", bounds(key))
         conn.execute("DELETE FROM segments WHERE rowid BETWEEN ? AND ?", bounds(key))
+        if not keep:
+            conn.execute("DELETE FROM vectors WHERE rowid BETWEEN ? AND ?", bounds(key))
     if not keep:
         conn.execute("DELETE FROM videos WHERE video_id = ?", (video_id,))
 
@@ -349,9 +375,11 @@ def inventory(conn: sqlite3.Connection) -> list[IndexedVideo]:
         " (SELECT count(*) FROM documents_fts_docsize d WHERE d.id BETWEEN v.key << ?"
         "  AND (v.key << ?) | ?) AS indexed,"
         " (SELECT count(*) FROM segments s WHERE s.rowid BETWEEN (v.key << ?) + 1"
-        "  AND (v.key << ?) | ?) AS segments"
+        "  AND (v.key << ?) | ?) AS segments,"
+        " (SELECT count(*) FROM vectors x WHERE x.rowid BETWEEN v.key << ?"
+        "  AND (v.key << ?) | ?) AS vectors"
         " FROM videos v",
-        (VIDEO_SHIFT, VIDEO_SHIFT, PLACES) * 2,
+        (VIDEO_SHIFT, VIDEO_SHIFT, PLACES) * 3,
     )
     return [
         IndexedVideo(
@@ -365,6 +393,7 @@ def inventory(conn: sqlite3.Connection) -> list[IndexedVideo]:
             title=row["title"],
             subscriber_count=row["subscriber_count"],
             fingerprint=row["fingerprint"],
+            vectors=row["vectors"],
         )
         for row in rows
     ]
@@ -374,7 +403,7 @@ def prune_orphans(conn: sqlite3.Connection) -> int:
     """Remove documents whose video row is gone (a row deleted by hand), in the caller's
     transaction; how many."""
     removed = 0
-    for table, column in (("segments", "rowid"), ("documents_fts", "rowid")):
+    for table, column in (("segments", "rowid"), ("documents_fts", "rowid"), ("vectors", "rowid")):
         removed += conn.execute(
             f"DELETE FROM {table} WHERE {column} >> {VIDEO_SHIFT} NOT IN (SELECT key FROM videos)"
         ).rowcount

@@ -9,6 +9,7 @@ choose each video's moments.
 
 from __future__ import annotations
 
+import html
 import itertools
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -26,6 +27,13 @@ from models.search.base import (
 from models.search.embedded import layout
 from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
+from models.search.embedded.meaning import (
+    MIN_SIMILARITY,
+    NEIGHBOURS,
+    Meaning,
+    by_video,
+    fuse,
+)
 from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
 from models.search.moments import merge_overlapping
 from models.search.text import (
@@ -46,17 +54,23 @@ CANDIDATES = 2 * MOMENTS_PER_VIDEO
 MOMENTS_READ = 64
 
 
-def search_videos(conn: sqlite3.Connection, query: SearchQuery) -> VideoResults:
+def search_videos(
+    conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
+) -> VideoResults:
     terms = parse_query(query.q)
-    if not terms:
+    if not terms and meant is None:
         return VideoResults(total_videos=0, more_than_cap=False, videos=[])
     columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
     page = (query.per_page, (query.page - 1) * query.per_page)
     finder: _Finder
-    if any(term.needs_scan for term in terms):
+    if not terms:
+        finder = _NoFinder()
+    elif any(term.needs_scan for term in terms):
         finder = _ScanFinder(conn, terms, columns, query.channels)
     else:
         finder = _IndexFinder(Matching(conn, terms, columns, query.channels))
+    if meant is not None:
+        return _with_meaning(conn, query, terms, finder, meant, page)
     total, keys = finder.videos(query.sort, page)
     scores: dict[int, Scores] = {key: (None, {}) for key in keys}
     scores.update(finder.scores(keys) if keys else {})
@@ -74,6 +88,121 @@ def search_videos(conn: sqlite3.Connection, query: SearchQuery) -> VideoResults:
         videos=found,
         semantic_applied=False,
     )
+
+
+def _with_meaning(
+    conn: sqlite3.Connection,
+    query: SearchQuery,
+    terms: list[Term],
+    finder: _Finder,
+    meant: Meaning,
+    page: Page,
+) -> VideoResults:
+    """Results by video for a search by meaning: the keyword side's videos (to the
+    page's depth) and the meaning side's (the videos of the nearest documents), fused
+    by `sr` for relevance (meaning.fuse) or put in the sort's order for the others; each
+    video's moments fused the same way from its keyword scores and its segments'
+    similarity."""
+    per_page, offset = page
+    depth = offset + per_page
+    keyword_total, keyword_keys = 0, list[int]()
+    if meant.keywords_count and terms:
+        keyword_total, keyword_keys = finder.videos(query.sort, (depth, 0))
+    nearest = by_video(
+        meant.neighbours(conn, query.targets, query.channels, max(NEIGHBOURS, depth))
+    )
+    meant_keys = list(nearest)  # nearest first
+    if query.sort == "relevance":
+        ranked = [key for key, _ in fuse(keyword_keys, meant_keys, meant.sr)]
+    else:
+        ranked = _in_order(conn, [*keyword_keys, *meant_keys], query.sort)
+    only_meant = [key for key in meant_keys if key not in set(keyword_keys)]
+    total = (keyword_total if meant.keywords_count else 0) + len(only_meant)
+    keys = ranked[offset:depth]
+    keyword_scores = (
+        finder.scores([key for key in keys if key in set(keyword_keys)]) if keys else {}
+    )
+    similarities = meant.segment_similarities(conn, keys)
+    scores: dict[int, Scores] = {}
+    for key in keys:
+        meta_score, keyword_segments = keyword_scores.get(key, (None, {}))
+        meant_meta = nearest.get(key, {}).get(key << VIDEO_SHIFT)
+        segments = _fused_moments(keyword_segments, similarities.get(key, {}), meant.sr)
+        meta = meta_score if meta_score is not None else meant_meta
+        scores[key] = (meta, segments)
+    rows = layout.document_rows(
+        conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
+    )
+    # Moments found by keywords are highlighted; by meaning alone, shown as they are.
+    marked = {
+        rows[rowid]["text"]
+        for _, segments in keyword_scores.values()
+        for rowid in segments
+        if rowid in rows
+    }
+    found = []
+    for key in keys:
+        video = _video_hit(scores[key], key, rows, terms, query.targets, finder, marked)
+        if video is None:
+            continue
+        if key in nearest and (key << VIDEO_SHIFT) in nearest[key]:
+            video = replace(video, matched_in=_meant_fields(video.matched_in, query.targets))
+        found.append(video)
+    return VideoResults(
+        total_videos=min(total, TOTAL_VIDEOS_CAP),
+        more_than_cap=total > TOTAL_VIDEOS_CAP,
+        videos=found,
+        semantic_applied=True,
+    )
+
+
+def _meant_fields(matched: tuple[str, ...], targets: tuple[str, ...]) -> tuple[str, ...]:
+    """What a video whose title and description were found by meaning matched in: its
+    title (they are embedded together), or its description when only that is searched."""
+    if {"title", "description"} & set(matched):
+        return matched
+    return (*matched, "title" if "title" in targets else "description")
+
+
+def _fused_moments(
+    keyword: Mapping[int, float], similar: Mapping[int, float], sr: float
+) -> dict[int, float]:
+    """A video's CANDIDATES best segments by the fusion of their keyword and meaning
+    ranks (meaning counts only for segments similar enough to have been found by it)."""
+    by_keyword = sorted(keyword, key=lambda rowid: -keyword[rowid])
+    by_meaning = sorted(
+        (rowid for rowid, sim in similar.items() if sim >= MIN_SIMILARITY),
+        key=lambda rowid: -similar[rowid],
+    )
+    return dict(fuse(by_keyword, by_meaning, sr)[:CANDIDATES])
+
+
+def _in_order(conn: sqlite3.Connection, keys: list[int], sort: str) -> list[int]:
+    """These videos in the sort's order."""
+    if not keys:
+        return []
+    rows = conn.execute(
+        f"SELECT v.key FROM json_each(?) AS f JOIN videos v ON v.key = f.value"
+        f" GROUP BY v.key ORDER BY {VIDEO_ORDER[sort]}",
+        ("[" + ",".join(str(key) for key in keys) + "]",),
+    )
+    return [row[0] for row in rows]
+
+
+class _NoFinder:
+    """The keyword side of a query with no words to match (search by meaning only)."""
+
+    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+        return 0, []
+
+    def scores(self, keys: list[int]) -> dict[int, Scores]:
+        return {}
+
+    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
+        return []
+
+    def text_tokens(self, rowid: int) -> str | None:
+        return None
 
 
 class _Finder(Protocol):
@@ -270,8 +399,11 @@ def _video_hit(
     terms: list[Term],
     targets: tuple[str, ...],
     finder: _Finder,
+    marked: set[str] | None = None,
 ) -> VideoHit | None:
-    """One video of the page from its scores and rows; None if it has gone meanwhile."""
+    """One video of the page from its scores and rows; None if it has gone meanwhile.
+    Only moments whose text is in `marked`, when given, are looked at for words to mark
+    (the others were found by meaning alone: their text, escaped)."""
     meta_score, segments = scores
     video = rows.get(key << VIDEO_SHIFT)
     if video is None:
@@ -283,7 +415,12 @@ def _video_hit(
         rows[rowid]["text"]: finder.text_tokens(rowid) for rowid in segments if rowid in rows
     }
     moments = [
-        replace(hit, highlight=highlight(hit.text, terms, indexed.get(hit.text)))
+        replace(
+            hit,
+            highlight=highlight(hit.text, terms, indexed.get(hit.text))
+            if marked is None or hit.text in marked
+            else html.escape(hit.text),
+        )
         for hit in best_moments(scored)
     ]
     matched = ["subtitle"] if moments else []
