@@ -14,6 +14,12 @@ Meilisearch cuts Japanese into words itself, but spelling variants (シュミレ
 dictionary's normalised forms of its searchable fields' words (`textWords`, `titleWords`,
 `descriptionWords`, from analysis.py), searchable after the fields as written, and a query
 term whose forms differ from how it was typed is sent as its forms (search_q).
+
+Search by meaning uses our vectors (embedder.py), not Meilisearch's: the index declares a
+`userProvided` embedder named `default` with the model's dimensions, each document carries
+its vector in `_vectors.default` (null until it is embedded) and the name of the model that
+made it in `vectorModel`, and a semantic query sends the query's vector, embedded here, with
+`hybrid` (README, Search by meaning).
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import meilisearch
+import numpy as np
+import numpy.typing as npt
 import requests
 from meilisearch.errors import (
     MeilisearchApiError,
@@ -58,6 +66,7 @@ from models.search.base import (
     VideoHit,
     VideoResults,
 )
+from models.search.embedder import Embedder, NoEmbedder
 from models.search.moments import merge_overlapping
 from models.search.segments import transcript
 from models.search.text import Term, crop, normalize, parse_query, unify_long_vowels
@@ -72,9 +81,13 @@ WORD_FIELDS = {"title": "titleWords", "text": "textWords", "description": "descr
 # The fields as written come first: the ranking rule `attribute` then puts a match of what
 # was said before a match through a spelling variant only.
 SEARCHABLE_ATTRIBUTES = [*SURFACE_FIELDS, *(WORD_FIELDS[field] for field in SURFACE_FIELDS)]
+# The field naming the model a document's vector was made by. Meilisearch's userProvided
+# embedder records its dimensions only, so this is how a change to a model of the same
+# dimensions is seen: apply_settings asks whether documents of another model remain.
+VECTOR_MODEL = "vectorModel"
 SETTINGS = {
     "searchableAttributes": SEARCHABLE_ATTRIBUTES,
-    "filterableAttributes": ["videoId", "channelId", "kind"],
+    "filterableAttributes": ["videoId", "channelId", "kind", VECTOR_MODEL],
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
     "localizedAttributes": [{"attributePatterns": SEARCHABLE_ATTRIBUTES, "locales": ["jpn"]}],
     # The word fields stay displayed: Meilisearch reports `_matchesPosition` for displayed
@@ -134,10 +147,22 @@ POST_TAG = "\u0003"
 CROP_LENGTH = 40  # words of a description shown around its match
 
 EMBEDDER = "default"
+USER_PROVIDED = "userProvided"
 # Errors meaning "no semantic search here", after which a keyword search can still answer: no
-# embedder of that name, the vector store switched off (servers before 1.13), or the embedder
-# failing on the query (Meilisearch reports that only when semanticRatio is 1.0).
-SEMANTIC_UNAVAILABLE = {"invalid_search_embedder", "feature_not_enabled", "vector_embedding_error"}
+# embedder of that name (an index not set up since the model was configured), one of other
+# dimensions (set up for another model), the vector store switched off (servers before 1.13),
+# or the embedder failing on the query.
+SEMANTIC_UNAVAILABLE = {
+    "invalid_search_embedder",
+    "invalid_vector_dimensions",
+    "feature_not_enabled",
+    "vector_embedding_error",
+}
+# Decimals of each vector component sent. A unit vector's components are at most 1, so 8
+# decimals keep each within 5e-9, about as fine as float32 holds it, in half the characters
+# of float64's 17 digits (every document carries a vector, and a grouped search sends the
+# query's with each of its queries).
+VECTOR_DECIMALS = 8
 
 PAGE_SIZE = 1000  # documents per fetch page and per partial-update batch
 # Subtitle hits asked for each video of a grouped page: overlapping segments find the same
@@ -175,7 +200,9 @@ class MeilisearchEngine:
         task_timeout_ms: int = 30_000,
         time_budget_ms: int = DEFAULT_TIME_BUDGET_MS,
         lock: Callable[[], AbstractContextManager[object]] | None = None,
+        embedder: Embedder | None = None,
     ):
+        self.embedder: Embedder = embedder if embedder is not None else NoEmbedder()
         # The client joins paths with "/", so a trailing slash would double it.
         self._host = host.rstrip("/")
         self._api_key = api_key
@@ -234,19 +261,77 @@ class MeilisearchEngine:
 
     def apply_settings(self) -> bool:
         """Create the index if missing, then apply the settings; True when this call created
-        it or found it laid out for other searchable fields, whose documents lack ours (as
-        those written before the word fields do): `subsearch db upgrade` then writes every
-        video again. Under the write lock, so no writer adds documents in between, and of
-        several processes setting up at once only the first finds the old layout."""
+        it or laid it out anew, so its documents lack what ours carry and `subsearch db
+        upgrade` writes every video again: an index laid out for other searchable fields (as
+        before the word fields), an embedder declared, removed or changed, or documents
+        holding vectors of another model. Under the write lock, so no writer adds documents
+        in between, and of several processes setting up at once only the first finds the
+        old layout."""
         with self._held(), _engine_errors("applying the index settings"):
             index = self._index()
+            created = self._create_if_missing(index)
             # An upgrade is told by the settings, not by `search verify`: a video's
             # fingerprint says what the database gives, not which fields its documents carry.
-            anew = self._create_if_missing(index) or (
-                index.get_searchable_attributes() != SEARCHABLE_ATTRIBUTES
-            )
-            self._wait(index, index.update_settings(dict(SETTINGS)), "updating the settings")
+            current: dict[str, Any] = {} if created else index.get_settings()
+            anew = created or current.get("searchableAttributes") != SEARCHABLE_ATTRIBUTES
+            wanted = self._embedder_settings()
+            declared = _declared_embedder(current)
+            if declared is not None and declared != wanted:
+                self._remove_embedder(index, emptied=wanted is not None)
+                declared, anew = None, True
+            settings: dict[str, Any] = dict(SETTINGS)
+            if wanted is not None:
+                settings["embedders"] = {EMBEDDER: wanted}
+                anew = anew or declared is None
+            if not self._wait(
+                index,
+                index.update_settings(settings),
+                "updating the settings",
+                ignore={"invalid_vector_dimensions"} if wanted is not None else set(),
+            ):
+                # Documents still hold the vectors an embedder of other dimensions left
+                # in them when it was removed (Meilisearch writes a userProvided
+                # embedder's vectors back into its documents), which the new one refuses.
+                log.warning("documents hold vectors of other dimensions: emptying the index")
+                self._empty(index)
+                self._wait(index, index.update_settings(settings), "updating the settings")
+                anew = True
+            if wanted is not None and not anew:
+                anew = self._holds_another_model(index)
         return anew
+
+    def _embedder_settings(self) -> dict[str, Any] | None:
+        """The embedder the index should declare (None: none, no model is loaded)."""
+        if not self.embedder.loaded:
+            return None
+        return {"source": USER_PROVIDED, "dimensions": self.embedder.dims}
+
+    def _remove_embedder(self, index: Index, *, emptied: bool) -> None:
+        """Remove the declared embedder; when another takes its place (`emptied`), remove
+        the documents first. Meilisearch writes a removed userProvided embedder's vectors
+        back into its documents, where a new embedder of other dimensions would find them
+        and fail, and one of the same dimensions would take them as its own; and it cannot
+        drop vectors without rewriting each document. The caller writes every video again
+        (apply_settings says the index was laid out anew), as after it was created."""
+        if emptied:
+            log.warning(
+                "the embedder changes to %s (%d dimensions): emptying the index, which"
+                " `subsearch db upgrade` writes again from the stored subtitles",
+                self.embedder.model,
+                self.embedder.dims,
+            )
+            self._empty(index)
+        self._wait(index, index.update_embedders({EMBEDDER: None}), "removing the embedder")
+
+    def _empty(self, index: Index) -> None:
+        self._wait(index, index.delete_all_documents(), "removing every document")
+
+    def _holds_another_model(self, index: Index) -> bool:
+        """Whether some document holds a vector of another model than ours (of the same
+        dimensions: the embedder's say nothing of the model)."""
+        other = f"{VECTOR_MODEL} EXISTS AND {VECTOR_MODEL} != {_quote(self.embedder.model)}"
+        found = index.get_documents({"filter": other, "fields": ["id"], "limit": 1})
+        return bool(found.results)
 
     def _create_if_missing(self, index: Index) -> bool:
         """Create the index with our primary key unless it exists; True when this call
@@ -286,7 +371,8 @@ class MeilisearchEngine:
                 listed = ", ".join(_quote(v) for v in ids[first : first + DELETE_CHUNK])
                 deleted = index.delete_documents(filter=f"videoId IN [{listed}]")
                 self._wait(index, deleted, "deleting the old documents")
-            documents = [index_document(d) for docs in replaced.values() for d in docs]
+            model = self.embedder.model if self.embedder.loaded else None
+            documents = [index_document(d, model) for docs in replaced.values() for d in docs]
             if documents:
                 self._wait(index, index.add_documents(documents), "adding the new documents")
 
@@ -408,8 +494,9 @@ class MeilisearchEngine:
 
     def search(self, query: SearchQuery) -> SearchResults:
         params = search_params(query)
+        vector = self._query_vector(query)
         with _engine_errors("searching"), self._budget() as client:
-            response, semantic_applied = self._search(client(), query, params)
+            response, semantic_applied = self._search(client(), query, params, vector)
         targets = query.targets or tuple(TARGET_FIELDS)
         terms = parse_query(query.q)
         hits = [hit for raw in response["hits"] if (hit := build_hit(raw, targets, terms))]
@@ -437,16 +524,28 @@ class MeilisearchEngine:
         except (MeilisearchTimeoutError, requests.Timeout) as error:
             raise SearchBusy(f"searching: past its {self.time_budget_ms} ms: {error}") from error
 
+    def _query_vector(self, query: SearchQuery) -> list[float] | None:
+        """The query's vector when it asks for meaning and the model is loaded (None: a
+        keyword search). Embedded before the search's time budget starts: the model's time
+        is not the server's."""
+        if not (query.semantic and self.embedder.loaded and query.q.strip()):
+            return None
+        return json_vector(self.embedder.query(query.q))
+
     def _search(
-        self, client: meilisearch.Client, query: SearchQuery, params: dict[str, Any]
+        self,
+        client: meilisearch.Client,
+        query: SearchQuery,
+        params: dict[str, Any],
+        vector: list[float] | None,
     ) -> tuple[dict[str, Any], bool]:
-        """The search answer, and whether it was hybrid (a keyword search when the server
-        has no semantic search)."""
+        """The search answer, and whether it was by meaning too (a keyword search when
+        there is no vector, or the server has no embedder for it)."""
         index = client.index(INDEX_NAME)
         q = search_q(query.q)
-        if query.semantic:
+        if vector is not None:
             try:
-                return index.search(q, {**params, "hybrid": hybrid(query)}), True
+                return index.search(q, {**params, **semantic_params(query, vector)}), True
             except MeilisearchApiError as error:
                 if error.code not in SEMANTIC_UNAVAILABLE:
                     raise
@@ -459,10 +558,12 @@ class MeilisearchEngine:
         them, its best subtitle segments and its video document."""
         targets = query.targets or tuple(TARGET_FIELDS)
         params = {**search_params(query), "distinct": "videoId", "showRankingScore": True}
+        vector = self._query_vector(query)
         with _engine_errors("searching"), self._budget() as client:
-            response, semantic_applied = self._search(client(), query, params)
+            response, semantic_applied = self._search(client(), query, params, vector)
             best = [raw for raw in response["hits"] if raw.get("kind") in TARGET_KINDS.values()]
-            queries = video_queries(query, [raw["videoId"] for raw in best], semantic_applied)
+            ids = [raw["videoId"] for raw in best]
+            queries = video_queries(query, ids, vector if semantic_applied else None)
             found = client().multi_search(queries)["results"] if queries else []
         terms = parse_query(query.q)
         videos = []
@@ -516,8 +617,9 @@ class MeilisearchEngine:
 # -- request and response shapes ----------------------------------------------------------
 
 
-def index_document(document: Document) -> dict[str, Any]:
-    """A Document as stored in the index."""
+def index_document(document: Document, model: str | None = None) -> dict[str, Any]:
+    """A Document as stored in the index; with the model of the embedder the index
+    declares (`model`), its vector for it, or null until it is embedded."""
     stored: dict[str, Any] = {"id": document.id}
     for attribute, field in FIELDS.items():
         value = getattr(document, attribute)
@@ -528,7 +630,18 @@ def index_document(document: Document) -> dict[str, Any]:
         else:
             stored[field] = value
     stored["publishedAtTs"] = _unix_seconds(document.published_at)
+    if model is not None:
+        vector = None if document.vector is None else json_vector(document.vector)
+        stored["_vectors"] = {EMBEDDER: vector}
+        if vector is not None:
+            stored[VECTOR_MODEL] = model
     return stored
+
+
+def json_vector(vector: npt.NDArray[np.float32]) -> list[float]:
+    """A vector as sent to Meilisearch, each component to VECTOR_DECIMALS decimals."""
+    rounded: list[float] = np.round(np.asarray(vector, dtype=np.float64), VECTOR_DECIMALS).tolist()
+    return rounded
 
 
 def _searchable(field: str, value: Any) -> dict[str, Any]:
@@ -565,7 +678,8 @@ def _term_q(part: re.Match[str]) -> str:
 
 
 def search_params(query: SearchQuery) -> dict[str, Any]:
-    """The search body, without `q` (the client adds it) and without `hybrid`."""
+    """The search body, without `q` (the client adds it) and without what makes it one by
+    meaning (semantic_params)."""
     targets = query.targets or tuple(TARGET_FIELDS)  # no target means everywhere
     unknown = set(targets) - set(TARGET_FIELDS)
     if unknown or query.sort not in SORT_RULES:
@@ -598,20 +712,26 @@ def search_params(query: SearchQuery) -> dict[str, Any]:
     return params
 
 
-def hybrid(query: SearchQuery) -> dict[str, Any]:
-    return {"embedder": EMBEDDER, "semanticRatio": query.sr}
+def semantic_params(query: SearchQuery, vector: list[float]) -> dict[str, Any]:
+    """What makes a search one by meaning too: the query's vector and how much meaning
+    counts (`semanticRatio` 0 is Meilisearch's keyword search, 1 its search by meaning
+    alone, as `sr` means)."""
+    return {"hybrid": {"embedder": EMBEDDER, "semanticRatio": query.sr}, "vector": vector}
 
 
-def video_queries(query: SearchQuery, video_ids: list[str], semantic: bool) -> list[dict[str, Any]]:
+def video_queries(
+    query: SearchQuery, video_ids: list[str], vector: list[float] | None
+) -> list[dict[str, Any]]:
     """For each video, in order: its best subtitle hits, then its video document (each
-    query limited to that video; `kind` alone when the targets leave the other out)."""
+    query limited to that video; `kind` alone when the targets leave the other out), by
+    meaning too when there is the query's vector."""
     base = search_params(query)
     for paging in ("page", "hitsPerPage"):
         base.pop(paging)
     base.pop("filter", None)  # rebuilt per video below
     base["showRankingScore"] = True
-    if semantic:
-        base["hybrid"] = hybrid(query)
+    if vector is not None:
+        base.update(semantic_params(query, vector))
     targets = query.targets or tuple(TARGET_FIELDS)
     q = search_q(query.q)
     queries = []
@@ -647,6 +767,10 @@ def build_video(
         matched.extend(
             t for t in ("title", "description") if t in targets and _matched(positions, t)
         )
+        if not matched:
+            # Found by the meaning of its title and description, no word of the query in
+            # them: shown as its title, as a flat search shows it.
+            matched.append(_video_field(positions, targets))
     return VideoHit(
         video_id=best["videoId"],
         video_title=best.get("videoTitle", ""),
@@ -662,17 +786,13 @@ def build_video(
 
 def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term]) -> Hit | None:
     """One search hit, or None for a document that is not one of ours. `terms` (the query
-    as typed) mark a hit that Meilisearch did not: one found through its words only."""
+    as typed) mark a hit that Meilisearch did not: one found through its words only, or by
+    meaning."""
     kind = raw.get("kind")
     if kind == "subtitle":
         matched_in, field = "subtitle", "text"
     elif kind == "video":
-        matches = raw.get("_matchesPosition") or {}
-        title_matched = "title" in targets and _matched(matches, "title")
-        if title_matched or "description" not in targets:
-            matched_in = field = "title"
-        else:
-            matched_in = field = "description"
+        matched_in = field = _video_field(raw.get("_matchesPosition") or {}, targets)
     else:
         return None
     formatted = (raw.get("_formatted") or {}).get(field)
@@ -683,6 +803,8 @@ def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term
         # the cropped part around the match (as the embedded engine does).
         shown, marked = formatted.replace(PRE_TAG, "").replace(POST_TAG, ""), highlight(formatted)
     else:
+        # Meilisearch marked nothing: found through the words of a spelling variant, or by
+        # meaning alone, where no word of the query may be there to mark.
         shown, marked = own_highlight(raw.get(field) or "", field, terms)
     return Hit(
         video_id=raw["videoId"],
@@ -705,6 +827,20 @@ def own_highlight(text: str, field: str, terms: list[Term]) -> tuple[str, str]:
     description cropped around its first match, as the embedded engine does."""
     shown = crop(text, terms) if field == "description" else text
     return shown, highlight_terms(shown, terms)
+
+
+def _video_field(positions: Mapping[str, Any], targets: tuple[str, ...]) -> str:
+    """Which field of a video document a hit shows: the title when it matched or the
+    description is not searched, else the description when it matched; a document found by
+    meaning alone (its title and description together) shows its title unless only the
+    description is searched."""
+    if "title" in targets and _matched(positions, "title"):
+        return "title"
+    if "description" not in targets:
+        return "title"
+    if _matched(positions, "description") or "title" not in targets:
+        return "description"
+    return "title"
 
 
 def _matched(positions: Mapping[str, Any], field: str) -> bool:
@@ -767,6 +903,22 @@ class _Tally:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+
+def _declared_embedder(settings: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The index's embedder `default` as apply_settings compares it with ours: its source
+    and dimensions (what else an operator tuned, such as `distribution`, is kept), or None
+    when there is none."""
+    embedder = (settings.get("embedders") or {}).get(EMBEDDER)
+    if embedder is None:
+        return None
+    if isinstance(embedder, Mapping):
+        return {"source": embedder.get("source"), "dimensions": embedder.get("dimensions")}
+    # The client gives each embedder as a model of its source's fields.
+    return {
+        "source": getattr(embedder, "source", None),
+        "dimensions": getattr(embedder, "dimensions", None),
+    }
 
 
 def _str_or_none(value: object) -> str | None:

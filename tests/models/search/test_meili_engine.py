@@ -26,7 +26,7 @@ from tests.fakes.meili_server import FakeMeilisearch
 SEARCHABLE = ["title", "text", "description", "titleWords", "textWords", "descriptionWords"]
 SETTINGS = {
     "searchableAttributes": SEARCHABLE,
-    "filterableAttributes": ["videoId", "channelId", "kind"],
+    "filterableAttributes": ["videoId", "channelId", "kind", "vectorModel"],
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
     "localizedAttributes": [{"attributePatterns": SEARCHABLE, "locales": ["jpn"]}],
     "displayedAttributes": ["*"],
@@ -131,9 +131,7 @@ def test_apply_settings_creates_the_index_then_sets_every_setting(engine, fake):
     assert {r["headers"]["Authorization"] for r in fake.requests} == {"Bearer admin-key"}
 
 
-def test_apply_settings_on_an_existing_index_reads_its_searchable_fields_then_sets_all(
-    engine, fake
-):
+def test_apply_settings_on_an_existing_index_reads_its_settings_then_sets_all(engine, fake):
     fake.add_index(settings={"filterableAttributes": ["old"]})
 
     engine.apply_settings()
@@ -143,7 +141,7 @@ def test_apply_settings_on_an_existing_index_reads_its_searchable_fields_then_se
         fake.calls()
         == [
             ("GET", "/indexes/subtitles", None),
-            ("GET", "/indexes/subtitles/settings/searchable-attributes", None),
+            ("GET", "/indexes/subtitles/settings", None),
             ("PATCH", "/indexes/subtitles/settings", SETTINGS),
         ]
         * 2
@@ -152,6 +150,7 @@ def test_apply_settings_on_an_existing_index_reads_its_searchable_fields_then_se
         "videoId",
         "channelId",
         "kind",
+        "vectorModel",
     ]
 
 
@@ -925,54 +924,6 @@ def test_a_renamed_title_carries_the_words_of_its_new_title(engine, fake, ready)
     ]
 
 
-# -- semantic search ---------------------------------------------------------------------
-
-
-def test_semantic_search_sends_hybrid_with_the_ratio(engine, fake, ready):
-    fake.embedders = {"default"}
-    engine.replace_video_documents("vid1", [subtitle(text="hello")])
-    fake.requests.clear()
-
-    results = engine.search(SearchQuery(q="hello", semantic=True, sr=0.7))
-
-    assert searches(fake) == [
-        {
-            "q": "hello",
-            "attributesToSearchOn": SEARCHABLE,
-            "page": 1,
-            "hitsPerPage": 20,
-            **SEARCH_DEFAULTS,
-            "hybrid": {"embedder": "default", "semanticRatio": 0.7},
-        }
-    ]
-    assert results.semantic_applied is True
-    assert [h.video_id for h in results.hits] == ["vid1"]
-
-
-def test_without_an_embedder_semantic_search_falls_back_to_keywords(engine, fake, ready):
-    engine.replace_video_documents("vid1", [subtitle(text="hello")])
-    fake.requests.clear()
-
-    results = engine.search(SearchQuery(q="hello", semantic=True))
-
-    first, second = searches(fake)
-    assert first["hybrid"] == {"embedder": "default", "semanticRatio": 0.5}
-    assert second == {k: v for k, v in first.items() if k != "hybrid"}
-    assert fake.last("POST", "/indexes/subtitles/search")["json"] == second
-    assert results.semantic_applied is False
-    assert [h.video_id for h in results.hits] == ["vid1"]
-
-
-def test_other_search_errors_are_raised_not_retried(engine, fake):
-    fake.add_index(settings={**SETTINGS, "sortableAttributes": []})
-    fake.embedders = {"default"}
-
-    with pytest.raises(SearchError, match="invalid_search_sort"):
-        engine.search(SearchQuery(q="hello", sort="views", semantic=True))
-
-    assert len(searches(fake)) == 1
-
-
 # -- reads -------------------------------------------------------------------------------
 
 
@@ -1344,16 +1295,3 @@ def test_grouped_search_with_no_match_asks_no_moments(engine, fake, ready):
 
     assert (results.total_videos, results.videos) == (0, [])
     assert multi_searches(fake) == []
-
-
-def test_grouped_semantic_search_is_hybrid_for_the_moments_too(engine, fake, ready):
-    fake.embedders.add("default")
-    engine.replace_video_documents("vid1", [subtitle("vid1", 0, "hello")])
-    fake.requests.clear()
-
-    results = engine.search_videos(SearchQuery(q="hello", semantic=True, sr=0.3))
-
-    hybrid = {"embedder": "default", "semanticRatio": 0.3}
-    assert searches(fake)[0]["hybrid"] == hybrid
-    assert all(q["hybrid"] == hybrid for q in multi_searches(fake)[0]["queries"])
-    assert results.semantic_applied is True
