@@ -9,6 +9,7 @@ from flask import current_app, jsonify, render_template
 from pydantic.json_schema import models_json_schema
 
 from models.payments import webhooks
+from models.search import DEFAULT_SEMANTIC_RATIO
 from web.api import bp
 from web.api.operation import (
     ADMIN,
@@ -47,6 +48,26 @@ DESCRIPTIONS = {
     502: "The payment provider refused the request",
     503: "A part the call needs (payment provider, search engine, queue) is not answering",
 }
+
+# What a tag's calls share, where no one parameter's description can say it.
+TAGS = [
+    {
+        "name": "search",
+        "description": (
+            "Search by meaning: `semantic=1` asks for it and `sr` weighs it, from 0 (keywords "
+            f"only) to 1 (meaning only), {DEFAULT_SEMANTIC_RATIO} by default; between the two "
+            "the keyword and meaning rankings are fused with that weight, so a paraphrase or "
+            "the other language (Japanese or English) finds what a keyword search misses. "
+            "Without `semantic=1`, `sr` counts for nothing. Every answer says "
+            "`semantic: {requested, applied}`: `applied` is true when the server's embedding "
+            "model is loaded and the search was made by meaning as asked; false (as when the "
+            "operator turned it off) means keyword results only. A moment, title or "
+            "description found by meaning alone has a `highlight` without `<mark>`: the "
+            "whole text is the match. Searches of a signed-in member, with `semantic` and "
+            "`sr`, are kept in the search history."
+        ),
+    }
+]
 
 
 def _operations(app):
@@ -102,6 +123,7 @@ def build_document(app) -> dict:
             ),
         },
         "servers": [{"url": "/"}],
+        "tags": TAGS,
         "paths": paths,
         "components": {
             "schemas": schemas.get("$defs", {}),

@@ -21,7 +21,7 @@ from models.errors import ValidationError
 from models.home import home
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
-from models.search import SearchQuery, bounds
+from models.search import DEFAULT_SEMANTIC_RATIO, SearchQuery, bounds
 from models.subtitles import moment_snippets
 from models.tables import Channel
 from web.api.operation import parse_query
@@ -64,6 +64,13 @@ def _search_refusal(error: ValidationError) -> str:
             " words of two characters or more are found faster.",
             n=bounds.MAX_SCAN_TERMS,
         )
+    # An address made by hand (the form only sends these right): said in the reader's
+    # words rather than the API's "Some fields are not valid."
+    fields = set(error.fields or {})
+    if "sr" in fields:
+        return _("The weight of keywords and meaning (sr) is a number from 0 to 1.")
+    if "semantic" in fields:
+        return _("Search by meaning (semantic) is 1 for on or 0 for off.")
     return error.message
 
 
@@ -75,9 +82,9 @@ def search() -> str | tuple[str, int] | HttpResponse:
     in the address under the API's names, so a link restores the whole search."""
     if not (request.args.get("q") or "").strip():
         return redirect("/")
-    joined = _joined_list_params()
-    if joined is not None:
-        return redirect(joined)
+    canonical = _canonical_address()
+    if canonical is not None:
+        return redirect(canonical)
     try:
         query = parse_query(SearchParams, known_only=True).search_query()
     except ValidationError as error:
@@ -109,20 +116,43 @@ def search() -> str | tuple[str, int] | HttpResponse:
     )
 
 
-def _joined_list_params() -> str | None:
-    """The address with each list parameter sent more than once (the filter form's
-    checkboxes) joined with commas, sorted, as the API takes it; None when the address
-    already is so."""
-    if all(len(request.args.getlist(key)) <= 1 for key in LIST_PARAMS):
+def _canonical_address() -> str | None:
+    """The address as the API takes it and the page's links write it, when the form sent
+    it otherwise (a browser without script sends every field): each list parameter sent
+    more than once (the filter form's checkboxes) joined with commas, sorted; and `sr`
+    left out where it counts for nothing, so one search is one history row. None when
+    the address already is so."""
+    joined = any(len(request.args.getlist(key)) > 1 for key in LIST_PARAMS)
+    idle = _idle_strength()
+    if not joined and not idle:
         return None
     args = request.args.copy()
-    for key in LIST_PARAMS:
-        values = sorted({v.strip() for v in request.args.getlist(key) if v.strip()})
-        if values:
-            args.setlist(key, [",".join(values)])
-        else:
-            args.poplist(key)
+    if joined:
+        for key in LIST_PARAMS:
+            values = sorted({v.strip() for v in request.args.getlist(key) if v.strip()})
+            if values:
+                args.setlist(key, [",".join(values)])
+            else:
+                args.poplist(key)
+    if idle:
+        args.poplist("sr")
     return request.path + "?" + urlencode(list(args.items(multi=True)), safe=",")
+
+
+def _idle_strength() -> bool:
+    """Whether the address's `sr` counts for nothing: search by meaning is off, or the
+    strength is at its default (the range input is always sent). Only a number in 0..1
+    is dropped; anything else is left for the check to refuse, as the API does."""
+    values = request.args.getlist("sr")
+    if len(values) != 1:
+        return False
+    try:
+        sr = float(values[0])
+    except ValueError:
+        return False
+    if not 0 <= sr <= 1:  # nan too
+        return False
+    return request.args.get("semantic") != "1" or sr == DEFAULT_SEMANTIC_RATIO
 
 
 class SearchFilters(NamedTuple):

@@ -84,8 +84,19 @@ class SearchParams(Query):
         default=None, description=f"A comma-separated subset of {', '.join(TARGETS)}"
     )
     sort: Literal[SORTS] = "relevance"  # type: ignore[valid-type]
-    semantic: Literal["0", "1"] = "0"
-    sr: float = Field(default=DEFAULT_SEMANTIC_RATIO, ge=0, le=1, allow_inf_nan=False)
+    semantic: Literal["0", "1"] = Field(
+        default="0",
+        description="1: search by meaning as well as by keywords, weighed by `sr`;"
+        " 0: keywords only",
+    )
+    sr: float = Field(
+        default=DEFAULT_SEMANTIC_RATIO,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="With semantic=1, how far the ranking leans to meaning: 0 keywords only,"
+        f" 1 meaning only (default {DEFAULT_SEMANTIC_RATIO}); counts for nothing without it",
+    )
     page: int = Field(
         default=1,
         ge=1,
@@ -141,8 +152,11 @@ class SearchParams(Query):
 
 
 class SemanticState(Response):
-    requested: bool
-    applied: bool
+    requested: bool = Field(description="`semantic=1` was sent")
+    applied: bool = Field(
+        description="The embedding model is loaded and the search was made by meaning;"
+        " false: keyword results only"
+    )
 
 
 class SearchHit(Response):
@@ -156,7 +170,10 @@ class SearchHit(Response):
     start: float | None = Field(description="Seconds; null for title and description hits")
     end: float | None
     text: str
-    highlight: str = Field(description="HTML-escaped text with <mark> around matches")
+    highlight: str = Field(
+        description="HTML-escaped text with <mark> around matched words; none when found"
+        " by meaning alone"
+    )
     url: str
 
     @classmethod
@@ -205,7 +222,10 @@ class SearchResults(Response):
 class Moment(Response):
     start: float = Field(description="Seconds")
     end: float
-    highlight: str = Field(description="HTML-escaped text with <mark> around matches")
+    highlight: str = Field(
+        description="HTML-escaped text with <mark> around matched words; none when found"
+        " by meaning alone"
+    )
     matched_in: MatchedIn
     url: str = Field(description="The video on the platform at this moment")
 
