@@ -38,6 +38,8 @@ CLASSES = {
     "phrase": 15,
     "multi_word": 15,
     "one_char": 5,
+    "paraphrase": 8,
+    "cross_language": 8,
 }
 REQUIRED = ("channelId", "title", "description", "durationSeconds", "publishedAt", "subtitles")
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")

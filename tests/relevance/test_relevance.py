@@ -1,6 +1,8 @@
 """The relevance set scored on the embedded engine (and on a real Meilisearch when
-MEILI_TEST_URL is set): nDCG@10 and precision@3 by query class may not fall below the
-floors set from issue 28's result (bench/relevance.py prints the table)."""
+MEILI_TEST_URL is set), each query asked with keywords alone and by meaning and
+keywords together (the hybrid, sr 0.5, with multilingual-e5-small): nDCG@10 and
+precision@3 by query class may not fall below the floors set from issue 28's result
+(keywords) and issue 29's (the hybrid); bench/relevance.py prints the table."""
 
 from __future__ import annotations
 
@@ -9,13 +11,15 @@ import os
 import pytest
 
 from models.search.embedded import EmbeddedEngine
+from models.search.embedder import E5SmallEmbedder
 from models.search.meili import MeilisearchEngine
 from tests.relevance import measure
 
 ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 # nDCG@10 by class on the embedded engine with Japanese words (issue 28), less a margin of
-# about one query's worth; before words were indexed the same set gave 0.911 in all, 0.647
-# for variants and 0.904 for two-character words (bench/relevance_before.json).
+# about one query's worth; before words were indexed the same set gave 0.911 over these
+# classes (exact_words, then called "all"), 0.647 for variants and 0.904 for
+# two-character words (bench/relevance_before.json).
 NDCG_FLOORS = {
     "two_char_word": 0.97,
     "compound": 0.95,
@@ -26,46 +30,65 @@ NDCG_FLOORS = {
     "phrase": 0.97,
     "multi_word": 0.96,
     "one_char": 0.90,
-    "all": 0.97,
+    "exact_words": 0.97,
 }
-P3_FLOOR = 0.52  # all queries: 0.532 with words, 0.478 before
+P3_FLOOR = 0.52  # exact_words: 0.532 with words, 0.478 before
 # Meilisearch cannot run on the machines the floors were set on: its floor is the embedded
 # engine's before words, which its own word segmentation should not fall below.
 MEILI_NDCG_FLOOR = 0.91
+# The hybrid's nDCG@10 on the classes asked by meaning, where keywords find nothing at
+# all (0.000): 0.938 on paraphrase and 0.463 across languages at issue 29, less a margin
+# of less than half a query's worth. Across languages e5-small ranks an unrelated video
+# in the query's language above the judged one for most queries (the README says why).
+HYBRID_NDCG_FLOORS = {"paraphrase": 0.90, "cross_language": 0.42}
+# How far the hybrid may fall below keywords on the classes that ask for words a video
+# says (0.985 against 0.983 at issue 29: it gained; two-character words lost 0.032).
+EXACT_WORDS_SLACK = 0.01
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return measure.measuring_embedder(E5SmallEmbedder())
 
 
 @pytest.fixture(scope="module", params=ENGINES)
-def scored(request, tmp_path_factory):
+def scored(request, tmp_path_factory, embedder):
     if request.param == "embedded":
-        engine = EmbeddedEngine(str(tmp_path_factory.mktemp("relevance") / "search.db"))
+        path = tmp_path_factory.mktemp("relevance") / "search.db"
+        engine = EmbeddedEngine(str(path), embedder=embedder)
     else:
         key = os.environ.get("MEILI_TEST_KEY") or None
-        engine = MeilisearchEngine(os.environ["MEILI_TEST_URL"], key, key)
+        engine = MeilisearchEngine(os.environ["MEILI_TEST_URL"], key, key, embedder=embedder)
     engine.apply_settings()
-    measure.index_corpus(engine)
-    yield request.param, measure.score_all(engine)
+    measure.index_corpus(engine, embedder)
+    modes = (measure.KEYWORD, measure.HYBRID)
+    yield request.param, {mode.name: measure.score_all(engine, mode) for mode in modes}
+
+
+def tables(runs):
+    return {name: measure.by_class(results) for name, results in runs.items()}
 
 
 def test_ranking_meets_the_floors(scored):
-    kind, results = scored
-    table = measure.by_class(results)
+    kind, runs = scored
+    table = measure.by_class(runs["keyword"])
     if kind == "meilisearch":
-        assert table["all"]["ndcg10"] >= MEILI_NDCG_FLOOR, table
+        assert table["exact_words"]["ndcg10"] >= MEILI_NDCG_FLOOR, table
         return
     below = {
-        name: figures["ndcg10"]
-        for name, figures in table.items()
-        if figures["ndcg10"] < NDCG_FLOORS[name]
+        name: table[name]["ndcg10"]
+        for name, floor in NDCG_FLOORS.items()
+        if table[name]["ndcg10"] < floor
     }
     assert not below, below
-    assert table["all"]["p3"] >= P3_FLOOR, table["all"]
+    assert table["exact_words"]["p3"] >= P3_FLOOR, table["exact_words"]
 
 
 def test_two_character_words_rank_a_video_that_says_them_first(scored):
     """京都, 本当 and the other two-character words: the first video is one judged
     relevant, never one holding the characters only across a word boundary."""
-    _, results = scored
-    words = [item for item in results if item.judged.kind == "two_char_word"]
+    _, runs = scored
+    words = [item for item in runs["keyword"] if item.judged.kind == "two_char_word"]
     first_wrong = {
         item.judged.q: item.ranked[0]
         for item in words
@@ -76,10 +99,52 @@ def test_two_character_words_rank_a_video_that_says_them_first(scored):
 
 def test_variant_spellings_meet(scored):
     """Every video judged for a variant query is found, whichever spelling it uses."""
-    _, results = scored
+    _, runs = scored
     missing = {
         item.judged.q: sorted(set(item.judged.grades) - set(item.ranked))
-        for item in results
+        for item in runs["keyword"]
         if item.judged.kind == "variant" and set(item.judged.grades) - set(item.ranked)
     }
     assert not missing
+
+
+def test_the_hybrid_meets_its_floors(scored):
+    kind, runs = scored
+    if kind != "embedded":
+        pytest.skip("the floors were measured on the embedded engine")
+    table = measure.by_class(runs["hybrid"])
+    below = {
+        name: table[name]["ndcg10"]
+        for name, floor in HYBRID_NDCG_FLOORS.items()
+        if table[name]["ndcg10"] < floor
+    }
+    assert not below, below
+
+
+def test_meaning_finds_what_keywords_miss(scored):
+    """A paraphrase and a query in the other language rank better by meaning than by
+    their words, on either engine."""
+    _, runs = scored
+    by_mode = tables(runs)
+    not_better = {
+        name: (by_mode["keyword"][name]["ndcg10"], by_mode["hybrid"][name]["ndcg10"])
+        for name in measure.BY_MEANING
+        if by_mode["hybrid"][name]["ndcg10"] <= by_mode["keyword"][name]["ndcg10"]
+    }
+    assert not not_better, not_better
+
+
+def test_meaning_keeps_the_exact_words(scored):
+    """Over the classes that ask for words a video says, the hybrid ranks as well as the
+    keywords (within EXACT_WORDS_SLACK): what meaning adds does not push out what was
+    said."""
+    kind, runs = scored
+    if kind != "embedded":
+        pytest.skip("Meilisearch fuses its hybrid ranking itself; measured on the embedded")
+    by_mode = tables(runs)
+    keyword = by_mode["keyword"]["exact_words"]["ndcg10"]
+    hybrid = by_mode["hybrid"]["exact_words"]["ndcg10"]
+    assert hybrid >= keyword - EXACT_WORDS_SLACK, {
+        name: (by_mode["keyword"][name]["ndcg10"], by_mode["hybrid"][name]["ndcg10"])
+        for name in measure.EXACT_WORDS
+    }
