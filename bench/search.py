@@ -30,8 +30,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import meaning
 from models.search.base import DEFAULT_TIME_BUDGET_MS, Document, SearchQuery
-from models.search.embedded import EmbeddedEngine
+from models.search.embedded import EmbeddedEngine, vectors
+from models.search.embedder import E5SmallEmbedder
 
 P95_TARGETS_MS = {200_000: 15.0, 1_000_000: 50.0}
 BUILD_TARGET = 15_000  # segments/s, with the Japanese analyser (issue 28)
@@ -335,11 +337,19 @@ def video_docs(n: int, rng: random.Random, channels: list[str]) -> list[Document
 
 
 def build(
-    engine: EmbeddedEngine, segments: int, rng: random.Random, channels: list[str]
+    engine: EmbeddedEngine,
+    segments: int,
+    rng: random.Random,
+    channels: list[str],
+    mixer: meaning.Mixer,
 ) -> tuple[float, float]:
-    """Seconds (wall clock, and CPU of this process) to index `segments` segments, one
-    video at a time as ingestion does. The CPU time tells a slow build from a busy machine."""
-    videos = [video_docs(n, rng, channels) for n in range(segments // SEGMENTS_PER_VIDEO)]
+    """Seconds (wall clock, and CPU of this process) to index `segments` segments with
+    their vectors, one video at a time as ingestion does. The CPU time tells a slow build
+    from a busy machine."""
+    videos = [
+        meaning.with_vectors(video_docs(n, rng, channels), mixer)
+        for n in range(segments // SEGMENTS_PER_VIDEO)
+    ]
     started, cpu = time.perf_counter(), time.process_time()
     for docs in videos:
         engine.replace_video_documents(docs[0].video_id, docs)
@@ -414,19 +424,21 @@ def verdict(ok: bool) -> str:
     return "meets" if ok else "MISSES"
 
 
-def run(size: int, queries: int, path: Path) -> float:
+def run(size: int, queries: int, path: Path, base: meaning.Vectors) -> float:
     """Build and time one size; returns the worst grouped p95."""
     rng = random.Random(size)
     channels = [f"UC{n:022d}" for n in range(200)]
+    mixer = meaning.Mixer(base, size)
     # No budget here: the benchmark measures what each shape costs.
-    engine = EmbeddedEngine(str(path), time_budget_ms=600_000)
+    embedder = E5SmallEmbedder(cached_queries=100_000)
+    engine = EmbeddedEngine(str(path), time_budget_ms=600_000, embedder=embedder)
     engine.apply_settings()
-    seconds, cpu = build(engine, size, rng, channels)
+    seconds, cpu = build(engine, size, rng, channels, mixer)
     rate = size / seconds
     before = BEFORE.get(str(size), {})
     print(
         f"\n{size:,} segments: built in {seconds:.1f} s ({cpu:.1f} s CPU),"
-        f" {rate:,.0f} segments/s"
+        f" {rate:,.0f} segments/s with their vectors"
         f" ({verdict(rate >= BUILD_TARGET)} the {BUILD_TARGET:,} target;"
         f" before words {before.get('build', 0):,}/s),"
         f" {engine.document_count():,} documents"
@@ -456,10 +468,28 @@ def run(size: int, queries: int, path: Path) -> float:
             f"{name:<17} {flat[0]:8.1f} {flat[1]:6.1f} {old[0]:6.1f} {flat[2]:8,}   "
             f"{grouped[0]:11.1f} {grouped[1]:6.1f} {old[1]:6.1f} {grouped[2]:7,}   {judged}"
         )
-    engine.close()
     if target:
         for answer, p95 in worst.items():
             print(f"worst {answer} p95 {p95:.1f} ms: {verdict(p95 <= target)} {target:.0f} ms")
+    # Search by meaning: the snapshot built, its recall, the searches' p95, and a delta
+    # folded into the snapshot in place.
+    meaning.compact(engine)
+    meaning.print_recall(engine, mixer, verdict)
+    classes = meaning.semantic_classes(rng, JA_WORDS, queries)
+    total, alone = meaning.report(engine, size, classes, timed, verdict)
+    target = meaning.SEMANTIC_P95_MS.get(size)
+    if target:
+        print(
+            f"worst meaning/hybrid p95 {total:.1f} ms with the model,"
+            f" {alone:.1f} ms the engine alone: {verdict(total <= target)} /"
+            f" {verdict(alone <= target)} {target:.0f} ms"
+        )
+    rewritten = [
+        video_docs(n, rng, channels)
+        for n in range(vectors.DELTA_LIMIT // (SEGMENTS_PER_VIDEO + 1) + 1)
+    ]
+    meaning.incremental(engine, rewritten, mixer)
+    engine.close()
     return max(worst.values())
 
 
@@ -470,10 +500,19 @@ RSS_CHILD = """
 import random, sys
 sys.path.insert(0, sys.argv[2])
 import web
-from bench.search import EmbeddedEngine, query_classes
-engine = EmbeddedEngine(sys.argv[1], time_budget_ms=600_000)  # memory, not time
+from bench.search import EmbeddedEngine, query_classes, JA_WORDS
+from bench.meaning import semantic_classes
+from models.search.embedder import E5SmallEmbedder, NoEmbedder
+semantic = sys.argv[3] == "meaning"
+embedder = E5SmallEmbedder() if semantic else NoEmbedder()
+engine = EmbeddedEngine(sys.argv[1], time_budget_ms=600_000, embedder=embedder)
 channels = [f"UC{n:022d}" for n in range(200)]
-for batch in query_classes(random.Random(0), channels, 5).values():
+rng = random.Random(0)
+if semantic:
+    asked = semantic_classes(rng, JA_WORDS, 20)
+else:
+    asked = query_classes(rng, channels, 5)
+for batch in asked.values():
     for query in batch:
         engine.search_videos(query)
 status = open("/proc/self/status").read().splitlines()
@@ -481,11 +520,13 @@ print(next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 """
 
 
-def rss_after_opening(path: Path) -> float:
-    """MB of resident memory of a fresh process that opened the index at `path`."""
+def rss_after_opening(path: Path, kind: str = "keywords") -> float:
+    """MB of resident memory of a fresh process that opened the index at `path` and
+    answered searches by keywords, or by meaning (`kind` "meaning": the model loaded
+    and the vectors' snapshot mapped)."""
     root = str(Path(__file__).resolve().parents[1])
     answer = subprocess.run(
-        [sys.executable, "-c", RSS_CHILD, str(path), root],
+        [sys.executable, "-c", RSS_CHILD, str(path), root, kind],
         capture_output=True,
         text=True,
         check=True,
@@ -499,16 +540,28 @@ def main() -> None:
     parser.add_argument("--sizes", default="200000,1000000")
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
+    sentences_rng = random.Random(1)
+    sentences = [
+        (japanese_sentence if sentences_rng.random() < 0.7 else english_sentence)(sentences_rng)
+        for _ in range(meaning.POOL)
+    ]
     with tempfile.TemporaryDirectory(prefix="subsearch-bench-") as folder:
+        base = meaning.pool(sentences, Path(tempfile.gettempdir()))
+        meaning.print_backlog(SEGMENTS_PER_VIDEO)
         for size in (int(s) for s in args.sizes.split(",")):
             path = Path(folder) / f"search-{size}.db"
-            run(size, args.queries, path)
+            run(size, args.queries, path, base)
             if size == RSS_SIZE:
                 rss = rss_after_opening(path)
                 print(
                     f"RSS of a fresh process with the {size:,}-segment index open: {rss:.0f} MB"
                     f" ({verdict(rss < RSS_TARGET_MB)} the {RSS_TARGET_MB:.0f} MB target;"
                     f" before words {BEFORE.get('rss_mb', 0):.0f} MB)"
+                )
+                rss = rss_after_opening(path, "meaning")
+                print(
+                    f"RSS of a fresh process with the {size:,} vectors open (snapshot mapped,"
+                    f" model loaded) after searches by meaning: {rss:.0f} MB"
                 )
 
 

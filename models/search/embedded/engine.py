@@ -276,18 +276,18 @@ class EmbeddedEngine:
             name = f"{found.seq}-{secrets.token_hex(4)}"
             previous = found if found.snapshot_name else None
             vectors.build_snapshot(conn, folder, name, found.seq, found.dims, previous)
-            return found.seq, name, found.model
+            return found.seq, name, found.generation
 
         built = self._read(build)
         if built is None:
             return 0
-        upto, name, model = built
+        upto, name, generation = built
 
         def publish(conn: sqlite3.Connection) -> bool:
             found = vectors.state(conn)
-            # Not over a newer snapshot, nor over vectors laid out anew or of another
-            # model since the build read them.
-            if found.snapshot >= upto or found.seq < upto or found.model != model:
+            # Not over a newer snapshot, nor over vectors that started over (laid out
+            # anew, another model) since the build read them.
+            if found.snapshot >= upto or found.seq < upto or found.generation != generation:
                 return False
             conn.execute(
                 "INSERT INTO vector_state (name, value) VALUES ('snapshot', ?),"

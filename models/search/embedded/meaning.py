@@ -16,9 +16,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import TypeVar
 
-from models.search.embedded import vectors
-from models.search.embedded.layout import PLACES, VIDEO_SHIFT
-from models.search.embedded.vectors import SEGMENTS, VIDEOS, NearestIndex, Vector, unpack
+from models.search.embedded.layout import VIDEO_SHIFT
+from models.search.embedded.vectors import SEGMENTS, VIDEOS, NearestIndex, Vector
 
 K = TypeVar("K", bound=Hashable)
 # Reciprocal rank fusion's constant (the usual 60): how much the first ranks outweigh
@@ -73,29 +72,6 @@ class Meaning:
             return []
         found = self.nearest.nearest(conn, self.vector, self.model, count, kinds, channels)
         return [(rowid, sim) for rowid, sim in found if sim >= MIN_SIMILARITY]
-
-    def segment_similarities(
-        self, conn: sqlite3.Connection, keys: Sequence[int]
-    ) -> dict[int, dict[int, float]]:
-        """For each video key: its segments' similarity to the query, read exactly from
-        the file (a page's few videos), to choose the moments it shows."""
-        if not keys or not self.meaning_counts:
-            return {}
-        if vectors.state(conn).model != self.model:
-            return {}
-        dims = len(self.vector)
-        rows = conn.execute(
-            "SELECT x.rowid, x.vector FROM json_each(?) AS f JOIN vectors x ON x.rowid"
-            f" BETWEEN (f.value << {VIDEO_SHIFT}) + 1 AND (f.value << {VIDEO_SHIFT}) | {PLACES}",
-            ("[" + ",".join(str(int(key)) for key in keys) + "]",),
-        ).fetchall()
-        found: dict[int, dict[int, float]] = {int(key): {} for key in keys}
-        if not rows:
-            return found
-        sims = unpack([row[1] for row in rows], dims) @ self.vector
-        for row, sim in zip(rows, sims.tolist(), strict=True):
-            found[row[0] >> VIDEO_SHIFT][row[0]] = sim
-        return found
 
 
 def kinds_for(targets: Iterable[str]) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import secrets
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -89,6 +90,10 @@ class State:
     # The snapshot files' name (their sequence number and a random part, so a file laid
     # out anew never meets an older file of the same number).
     snapshot_name: str
+    # Made anew whenever the vectors start over (a file laid out anew, another model):
+    # a process that read up to some sequence number of another generation starts over
+    # too, however far the new one's numbers went meanwhile.
+    generation: str = ""
 
 
 def state(conn: sqlite3.Connection) -> State:
@@ -99,6 +104,7 @@ def state(conn: sqlite3.Connection) -> State:
         int(values.get("dims", 0)),
         int(values.get("snapshot", 0)),
         values.get("snapshot_name", ""),
+        values.get("generation", ""),
     )
 
 
@@ -120,9 +126,16 @@ def write(
     its sequence number (a reindex writes nothing new); vectors of another model than the
     file's replace them all (a change of model: everything is embedded anew)."""
     found = state(conn)
-    if vectors and (found.model, found.dims) != (model, dims):
+    if vectors and ((found.model, found.dims) != (model, dims) or not found.generation):
         conn.execute("DELETE FROM vectors")
-        _set(conn, model=model, dims=dims, snapshot=0, snapshot_name="")
+        _set(
+            conn,
+            model=model,
+            dims=dims,
+            snapshot=0,
+            snapshot_name="",
+            generation=secrets.token_hex(8),
+        )
     base = key << VIDEO_SHIFT
     held = dict(
         conn.execute("SELECT rowid, vector FROM vectors WHERE rowid BETWEEN ? AND ?", bounds(key))
@@ -316,6 +329,7 @@ class NearestIndex:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._lock = threading.Lock()
+        self._generation = ""
         self._model = ""
         self._dims = 0
         self._snapshot = 0
@@ -329,9 +343,17 @@ class NearestIndex:
         transaction)."""
         found = state(conn)
         with self._lock:
-            if (found.model, found.dims) != (self._model, self._dims) or found.seq < self._seen:
+            if (found.generation, found.model, found.dims) != (
+                self._generation,
+                self._model,
+                self._dims,
+            ) or found.seq < self._seen:
                 # Another model, or a file laid out anew: start over.
-                self._model, self._dims = found.model, found.dims
+                self._generation, self._model, self._dims = (
+                    found.generation,
+                    found.model,
+                    found.dims,
+                )
                 self._snapshot, self._snapshot_name, self._snapshots, self._seen = 0, "", {}, 0
                 self._delta = _Delta.empty(found.dims)
             if found.snapshot_name != self._snapshot_name:

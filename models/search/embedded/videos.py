@@ -28,7 +28,6 @@ from models.search.embedded import layout
 from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
 from models.search.embedded.meaning import (
-    MIN_SIMILARITY,
     NEIGHBOURS,
     Meaning,
     by_video,
@@ -101,8 +100,8 @@ def _with_meaning(
     """Results by video for a search by meaning: the keyword side's videos (to the
     page's depth) and the meaning side's (the videos of the nearest documents), fused
     by `sr` for relevance (meaning.fuse) or put in the sort's order for the others; each
-    video's moments fused the same way from its keyword scores and its segments'
-    similarity."""
+    video's moments fused the same way from its keyword scores and its segments among
+    the nearest documents."""
     per_page, offset = page
     depth = offset + per_page
     keyword_total, keyword_keys = 0, list[int]()
@@ -112,8 +111,10 @@ def _with_meaning(
         meant.neighbours(conn, query.targets, query.channels, max(NEIGHBOURS, depth))
     )
     meant_keys = list(nearest)  # nearest first
+    fused: dict[int, float] = {}
     if query.sort == "relevance":
-        ranked = [key for key, _ in fuse(keyword_keys, meant_keys, meant.sr)]
+        fused = dict(fuse(keyword_keys, meant_keys, meant.sr))
+        ranked = list(fused)
     else:
         ranked = _in_order(conn, [*keyword_keys, *meant_keys], query.sort)
     only_meant = [key for key in meant_keys if key not in set(keyword_keys)]
@@ -122,12 +123,12 @@ def _with_meaning(
     keyword_scores = (
         finder.scores([key for key in keys if key in set(keyword_keys)]) if keys else {}
     )
-    similarities = meant.segment_similarities(conn, keys)
     scores: dict[int, Scores] = {}
     for key in keys:
         meta_score, keyword_segments = keyword_scores.get(key, (None, {}))
         meant_meta = nearest.get(key, {}).get(key << VIDEO_SHIFT)
-        segments = _fused_moments(keyword_segments, similarities.get(key, {}), meant.sr)
+        similar = {rowid: sim for rowid, sim in nearest.get(key, {}).items() if is_segment(rowid)}
+        segments = _fused_moments(keyword_segments, similar, meant.sr)
         meta = meta_score if meta_score is not None else meant_meta
         scores[key] = (meta, segments)
     rows = layout.document_rows(
@@ -147,6 +148,8 @@ def _with_meaning(
             continue
         if key in nearest and (key << VIDEO_SHIFT) in nearest[key]:
             video = replace(video, matched_in=_meant_fields(video.matched_in, query.targets))
+        if key in fused:  # the order's own score: higher is better within the answer
+            video = replace(video, score=fused[key])
         found.append(video)
     return VideoResults(
         total_videos=min(total, TOTAL_VIDEOS_CAP),
@@ -168,12 +171,9 @@ def _fused_moments(
     keyword: Mapping[int, float], similar: Mapping[int, float], sr: float
 ) -> dict[int, float]:
     """A video's CANDIDATES best segments by the fusion of their keyword and meaning
-    ranks (meaning counts only for segments similar enough to have been found by it)."""
+    ranks."""
     by_keyword = sorted(keyword, key=lambda rowid: -keyword[rowid])
-    by_meaning = sorted(
-        (rowid for rowid, sim in similar.items() if sim >= MIN_SIMILARITY),
-        key=lambda rowid: -similar[rowid],
-    )
+    by_meaning = sorted(similar, key=lambda rowid: -similar[rowid])
     return dict(fuse(by_keyword, by_meaning, sr)[:CANDIDATES])
 
 
