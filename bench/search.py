@@ -516,14 +516,16 @@ for batch in asked.values():
     for query in batch:
         engine.search_videos(query)
 status = open("/proc/self/status").read().splitlines()
-print(next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024)
+def kb(name): return next(int(line.split()[1]) for line in status if line.startswith(name))
+print(kb("RssFile:") / 1024, kb("VmHWM:") / 1024)
 """
 
 
-def rss_after_opening(path: Path, kind: str = "keywords") -> float:
+def rss_after_opening(path: Path, kind: str = "keywords") -> tuple[float, float]:
     """MB of resident memory of a fresh process that opened the index at `path` and
     answered searches by keywords, or by meaning (`kind` "meaning": the model loaded
-    and the vectors' snapshot mapped)."""
+    and the vectors' snapshot mapped): (mapped files' pages among them, which every
+    process mapping the same files shares, peak resident)."""
     root = str(Path(__file__).resolve().parents[1])
     answer = subprocess.run(
         [sys.executable, "-c", RSS_CHILD, str(path), root, kind],
@@ -532,7 +534,8 @@ def rss_after_opening(path: Path, kind: str = "keywords") -> float:
         check=True,
         cwd=root,
     )
-    return float(answer.stdout.strip().splitlines()[-1])
+    shared, peak = answer.stdout.strip().splitlines()[-1].split()
+    return float(shared), float(peak)
 
 
 def main() -> None:
@@ -552,16 +555,18 @@ def main() -> None:
             path = Path(folder) / f"search-{size}.db"
             run(size, args.queries, path, base)
             if size == RSS_SIZE:
-                rss = rss_after_opening(path)
+                _, rss = rss_after_opening(path)
                 print(
                     f"RSS of a fresh process with the {size:,}-segment index open: {rss:.0f} MB"
                     f" ({verdict(rss < RSS_TARGET_MB)} the {RSS_TARGET_MB:.0f} MB target;"
                     f" before words {BEFORE.get('rss_mb', 0):.0f} MB)"
                 )
-                rss = rss_after_opening(path, "meaning")
+                shared, rss = rss_after_opening(path, "meaning")
                 print(
                     f"RSS of a fresh process with the {size:,} vectors open (snapshot mapped,"
-                    f" model loaded) after searches by meaning: {rss:.0f} MB"
+                    f" model loaded) after searches by meaning: {rss:.0f} MB, of which"
+                    f" {shared:.0f} MB mapped files' pages (the snapshot, the dictionary, the"
+                    f" model: shared by every process that maps them)"
                 )
 
 

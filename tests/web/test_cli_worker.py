@@ -7,8 +7,10 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from dramatiq import cli
 
 from web.cli import main
+from workers.broker import WORKER_METRICS_ENV, WORKER_METRICS_PORT_ENV
 
 
 class Exec(Exception):
@@ -24,11 +26,14 @@ def exec_args(monkeypatch):
         raise Exec
 
     monkeypatch.setattr(os, "execvp", fake_exec)
+    # The command sets its environment for the process it would exec: not this one's.
+    monkeypatch.setattr(os, "environ", os.environ.copy())
     return captured
 
 
 def queues_of(args: list[str]) -> list[str]:
-    return [args[i + 1] for i, arg in enumerate(args) if arg == "--queues"]
+    """The queues Dramatiq's own parser reads from the command."""
+    return cli.make_argument_parser().parse_args(args[args.index("tasks:setup") :]).queues
 
 
 def test_the_worker_takes_every_queue_but_embedding(exec_args):
@@ -41,3 +46,18 @@ def test_the_worker_takes_every_queue_but_embedding(exec_args):
 def test_the_embedder_takes_only_the_embed_queue(exec_args):
     CliRunner().invoke(main, ["worker", "--queues", "embed", "--threads", "1"])
     assert queues_of(exec_args[0]) == ["embed"]
+
+
+def test_the_embedder_keeps_its_metrics_apart_from_the_worker(exec_args, monkeypatch, tmp_path):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    names = (WORKER_METRICS_ENV, WORKER_METRICS_PORT_ENV)
+    for name in names:
+        os.environ.pop(name, None)
+
+    CliRunner().invoke(main, ["worker"])
+    worker = tuple(os.environ.pop(name) for name in names)
+    CliRunner().invoke(main, ["worker", "--queues", "embed"])
+    embedder = tuple(os.environ[name] for name in names)
+
+    assert worker[0] != embedder[0]
+    assert int(embedder[1]) == int(worker[1]) + 1

@@ -89,14 +89,23 @@ def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
         "--threads",
         str(threads),
     ]
-    for name in queues:
-        args += ["--queues", name]
+    # One --queues with every name: Dramatiq keeps only the last of repeated ones.
+    args += ["--queues", *queues]
     # Dramatiq prefetches only 2 messages a thread by default, and a consumer whose
     # prefetch is full backs off for up to seconds: keep enough in hand to stay busy.
     os.environ.setdefault("dramatiq_queue_prefetch", str(QUEUE_PREFETCH))
     # Dramatiq's Prometheus middleware (workers/broker.py adds it when this folder is
     # set) serves the worker processes' metrics, ours included, on the loopback only.
-    folder = _metrics_folder(WORKER_METRICS_ENV, "worker")
+    # The embedder beside a worker on one machine has a folder and port of its own (the
+    # next one): a shared folder would be emptied by whichever started last.
+    embedder = queues == (EMBED_QUEUE,)
+    if embedder:
+        given = os.environ.get(WORKER_METRICS_ENV)
+        if given:
+            os.environ[WORKER_METRICS_ENV] = f"{given}-embedder"
+        port = int(os.environ.get(WORKER_METRICS_PORT_ENV) or WORKER_METRICS_PORT)
+        os.environ[WORKER_METRICS_PORT_ENV] = str(port + 1)
+    folder = _metrics_folder(WORKER_METRICS_ENV, "embedder" if embedder else "worker")
     os.environ[MULTIPROCESS_ENV] = folder
     os.environ.setdefault(WORKER_METRICS_HOST_ENV, "127.0.0.1")
     os.environ.setdefault(WORKER_METRICS_PORT_ENV, str(WORKER_METRICS_PORT))
