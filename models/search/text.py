@@ -122,6 +122,10 @@ class Term:
     # Its word tokens (marked, analysis.py), as long units and, when they differ, short
     # units; none for plain ASCII, whose tokens are words already.
     words: tuple[tuple[str, ...], ...] = ()
+    # A Latin prefix (word*): its one token starts the words it matches.
+    prefix: bool = False
+    # Typed in quotes ("a phrase"), rather than a bare word that punctuation cuts in parts.
+    phrase: bool = False
 
     @property
     def needs_scan(self) -> bool:
@@ -145,16 +149,6 @@ def make_term(raw: str) -> Term | None:
     if not normalized.isascii():
         words = tuple(tuple(WORD_MARK + form for form in run) for run in word_sequences(normalized))
     return Term(text=" ".join(_surface_parts(normalized)), tokens=tuple(parts), words=words)
-
-
-def parse_query(q: str) -> list[Term]:
-    """Quoted parts are phrases; other whitespace-separated parts are terms (AND)."""
-    terms = []
-    for quoted, bare in re.findall(r'"([^"]*)"|(\S+)', q):
-        term = make_term(quoted or bare)
-        if term is not None:
-            terms.append(term)
-    return terms
 
 
 def _surface_parts(normalized: str) -> list[str]:
@@ -279,19 +273,23 @@ WORD_CHAR = re.compile(f"[^\\W{_CJK}]")
 
 
 @functools.lru_cache(maxsize=1024)
-def _text_pattern(text: str) -> tuple[re.Pattern[str], tuple[int, ...]]:
+def _text_pattern(text: str, prefix: bool = False) -> tuple[re.Pattern[str], tuple[int, ...]]:
     """The pattern of a term's normalised text, a group per part, and the groups of its
     Latin parts, which match only as whole words (checked after the match: look-arounds
-    with the CJK class cost milliseconds to compile, for every new term)."""
+    with the CJK class cost milliseconds to compile, for every new term). A prefix's
+    last part takes in the rest of its word."""
     parts = text.split(" ")
-    pattern = re.compile(r"[\s\W]*".join(f"({re.escape(part)})" for part in parts))
+    escaped = [re.escape(part) for part in parts]
+    if prefix:
+        escaped[-1] += f"[^\\W{_CJK}]*"
+    pattern = re.compile(r"[\s\W]*".join(f"({part})" for part in escaped))
     latin = tuple(n for n, part in enumerate(parts, 1) if not CJK_RUN.fullmatch(part))
     return pattern, latin
 
 
 def _term_matches(normalized: str, term: Term) -> Iterator[tuple[int, int]]:
     """[start, end) of each match of `term` in `normalized`, left to right, not overlapping."""
-    pattern, latin = _text_pattern(term.text)
+    pattern, latin = _text_pattern(term.text, term.prefix)
     position = 0
     while found := pattern.search(normalized, position):
         if all(_whole_word(normalized, found.start(g), found.end(g)) for g in latin):

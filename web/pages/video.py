@@ -13,8 +13,8 @@ from markupsafe import Markup
 
 from models.credits import calculate_credit_cost, has_access
 from models.search.base import Segment
+from models.search.query import parse_query as parse_terms
 from models.search.text import highlight
-from models.search.text import parse_query as parse_terms
 from models.subtitles import video_transcript
 from models.tables import Channel, Video
 from models.unlocks import just_unlocked

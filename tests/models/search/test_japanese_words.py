@@ -8,7 +8,8 @@ import pytest
 
 from models.search import SearchQuery
 from models.search.embedded import EmbeddedEngine
-from models.search.text import highlight, parse_query
+from models.search.query import parse_query
+from models.search.text import highlight
 from tests.models.search.test_conformance import index
 
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from models.search import SearchQuery
 from models.search.embedded import EmbeddedEngine
+from models.search.query import parse_query
 from models.search.text import (
     _normalized_with_map,
     highlight,
     normalize,
-    parse_query,
     tokens,
 )
 from tests.models.search.test_conformance import index

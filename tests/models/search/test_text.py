@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from models.search.text import highlight, parse_query, tokens
+from models.search.query import parse_query
+from models.search.text import highlight, tokens
 
 
 def test_cjk_runs_become_bigrams_and_latin_text_words():

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from models.search.text import TOKEN_RUN, highlight, normalize, parse_query, tokens
+from models.search.query import parse_query
+from models.search.text import TOKEN_RUN, highlight, normalize, tokens
 
 
 def _general_tokens(text: str) -> list[str]:

@@ -19,6 +19,7 @@ from models.search import (
     bounds,
 )
 from models.search import base as engine
+from models.search.query import QueryError, parse_search
 from web.api.schemas.common import (
     PLATFORM_ID,
     PathParams,
@@ -58,11 +59,24 @@ REFUSALS = {
         " words or channels instead of going further."
     ),
     bounds.TOO_MANY_TERMS: f"Search with at most {bounds.MAX_TERMS} words.",
+    bounds.TOO_MANY_BRANCHES: (
+        f"Search with at most {bounds.MAX_BRANCHES} ways to choose the sides of its ORs"
+        " (a OR b c OR d is 4)."
+    ),
     bounds.TOO_MANY_SCAN_TERMS: (
         f"Search with at most {bounds.MAX_SCAN_TERMS} words of a single kanji or kana;"
         " words of two characters or more are found faster."
     ),
 }
+
+
+class QueryRefused(ValidationError):
+    """A query that cannot be read (models/search/query.py): the problem, the part and
+    where it stands, in the API's words; the search page says it in the reader's."""
+
+    def __init__(self, error: QueryError) -> None:
+        super().__init__(error.describe(), fields={"q": error.short()})
+        self.error = error
 
 
 def _refused(field: str, problem: str) -> ValidationError:
@@ -75,7 +89,18 @@ class SearchParams(Query):
     q: text(bounds.MAX_QUERY_LENGTH, min_length=1) = Field(
         description=f"What was said (1-{bounds.MAX_QUERY_LENGTH} characters; at most"
         f" {bounds.MAX_TERMS} words or quoted phrases, of which at most"
-        f" {bounds.MAX_SCAN_TERMS} single CJK characters)"
+        f" {bounds.MAX_SCAN_TERMS} single CJK characters), in the query language: words"
+        ' all match, `"a phrase"` in a row, `-word` and `-"a phrase"` leave out what says'
+        " them, `A OR B` (or `A | B`) either, `word*` Latin words starting so; filters"
+        " `after:YYYY-MM-DD`, `before:YYYY-MM-DD` (YYYY-MM and YYYY too; both days"
+        " included), `duration:short|medium|long` (under 4 min, 4-20, over 20) or"
+        " `duration:>20m` / `<4m` / `>=1h30m`, `type:manual|auto`, `lang:` an ISO 639-1"
+        " code of the subtitles, `views:>10000` / `views:<500`. Example:"
+        ' `ラーメン -カップ "替え玉" after:2024-01-01 duration:long type:manual`. A query'
+        " that cannot be read (an unknown filter, a bad date, a lone `-`) is 400"
+        " invalid_request, the message naming the part and its character position;"
+        " text that only looks like a filter (12:30, 例：東京) is text.",
+        examples=["ラーメン -カップ after:2024-01-01 duration:long", "うどん OR そば lang:ja"],
     )
     channels: pattern(r"^[A-Za-z0-9_,\s-]*$", max_length=MAX_CHANNELS * 66) | None = Field(
         default=None, description=f"Up to {MAX_CHANNELS} comma-separated channel ids"
@@ -127,7 +152,12 @@ class SearchParams(Query):
 
     @model_validator(mode="after")
     def _bounded(self):
-        """What a search may cost (models/search/bounds.py), checked once the fields are."""
+        """The query read (models/search/query.py) and what a search may cost
+        (models/search/bounds.py), checked once the fields are."""
+        try:
+            parse_search(self.q)
+        except QueryError as error:
+            raise QueryRefused(error) from None
         problem = bounds.query_problem(self.q)
         if problem:
             raise _refused("q", problem)
