@@ -35,10 +35,12 @@ def is_indexed(video: Video) -> bool:
 def documents_for(video: Video, channel: Channel, track: SubtitleTrack | None) -> list[Document]:
     """The documents the database gives for a video in INDEXED_STATUSES."""
     segments = []
+    kind = None
     if video.subtitle_status == "completed" and track is not None:
         subtitles = to_subtitles(track)
         segments = build_segments(subtitles.cues, auto=subtitles.type == "auto")
-    return video_documents(video, channel, video.description or "", segments)
+        kind = (subtitles.type, subtitles.language)
+    return video_documents(video, channel, video.description or "", segments, kind)
 
 
 def expected_documents(video_ids: Iterable[str]) -> dict[str, list[Document]]:

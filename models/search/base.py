@@ -63,6 +63,12 @@ class Document:
     thumbnail_url: str | None = None
     view_count: int | None = None
     subscriber_count: int | None = None
+    # What the query language's filters read (query.py), on every document of a video:
+    # its length, and its subtitles' kind ("manual", "auto") and language (ISO 639-1),
+    # None for a video without subtitles.
+    duration_seconds: int | None = None
+    subtitle_type: str | None = None
+    subtitle_language: str | None = None
     text: str | None = None  # subtitle documents
     start: float | None = None
     end: float | None = None

@@ -28,6 +28,7 @@ from models.search.base import (
 from models.search.embedded import hits, layout, meaning, vectors, videos
 from models.search.embedded.layout import LAYOUT_VERSION, bounds
 from models.search.embedder import Embedder, NoEmbedder
+from models.search.query import parse_search
 from models.search.segments import transcript
 
 T = TypeVar("T")
@@ -245,12 +246,13 @@ class EmbeddedEngine:
         """The vector side of a search by meaning (None: keywords only). The query is
         embedded on the embedding thread while the keyword side reads the index; the
         model's time is not the index's budget."""
-        if not (query.semantic and self.embedder.loaded and query.q.strip()):
+        text = parse_search(query.q).text  # its words, without filters or exclusions
+        if not (query.semantic and self.embedder.loaded and text.strip()):
             return None
         vector = (
-            EMBEDDING.submit(self.embedder.query, query.q)
+            EMBEDDING.submit(self.embedder.query, text)
             if query.sr < 1.0
-            else self.embedder.query(query.q)  # nothing to do meanwhile
+            else self.embedder.query(text)  # nothing to do meanwhile
         )
         return meaning.Meaning(self.nearest, vector, self.embedder.model, query.sr)
 

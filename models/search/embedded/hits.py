@@ -9,11 +9,13 @@ import sqlite3
 
 from models.search.base import Hit, SearchQuery, SearchResults
 from models.search.embedded import layout
+from models.search.embedded.filters import VideoFilter, video_filter
 from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
 from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
-from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
-from models.search.text import Term, crop, highlight, parse_query
+from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
+from models.search.query import Query, parse_search
+from models.search.text import Term, crop, highlight
 
 # A page of results: (LIMIT, OFFSET).
 Page = tuple[int, int]
@@ -22,25 +24,16 @@ Page = tuple[int, int]
 def search_hits(
     conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
 ) -> SearchResults:
-    terms = parse_query(query.q)
+    read = parse_search(query.q)
+    terms = read.terms
     if not terms and meant is None:
         return SearchResults(total_hits=0, hits=[], semantic_applied=False)
     columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
     page = (query.per_page, (query.page - 1) * query.per_page)
     if meant is not None:
-        total, rowids = _with_meaning(conn, query, terms, columns, meant, page)
-    elif any(term.needs_scan for term in terms):
-        total, rowids = _scanned(conn, terms, columns, query, page)
+        total, rowids = _with_meaning(conn, query, read, columns, meant, page)
     else:
-        matching = Matching(conn, terms, columns, query.channels)
-        total = matching.documents()
-        if not total:
-            rowids = []
-        elif query.sort == "relevance":
-            rowids = _by_relevance(matching, page, total)
-        else:
-            in_order = matching.in_order(query.sort, total)
-            rowids = list(itertools.islice(in_order, page[1], sum(page)))
+        total, rowids = _keyword_page(conn, query, read, columns, page)
     rows = layout.rows_in_order(layout.document_rows(conn, rowids), rowids)
     # The page's word columns tell highlight where the words are (text.match_spans).
     indexed = layout.token_columns(conn, rowids) if rowids else {}
@@ -51,14 +44,15 @@ def search_hits(
 def _keyword_page(
     conn: sqlite3.Connection,
     query: SearchQuery,
-    terms: list[Term],
+    read: Query,
     columns: tuple[str, ...],
     page: Page,
 ) -> tuple[int, list[int]]:
     """The keyword answer: how many documents match and the page's, in the order asked."""
-    if any(term.needs_scan for term in terms):
-        return _scanned(conn, terms, columns, query, page)
-    matching = Matching(conn, terms, columns, query.channels)
+    passing = video_filter(read.filters)
+    if needs_scan(read):
+        return _scanned(conn, read, columns, query, page, passing)
+    matching = Matching(conn, read, columns, query.channels, passing)
     total = matching.documents()
     if not total:
         return 0, []
@@ -71,7 +65,7 @@ def _keyword_page(
 def _with_meaning(
     conn: sqlite3.Connection,
     query: SearchQuery,
-    terms: list[Term],
+    read: Query,
     columns: tuple[str, ...],
     meant: Meaning,
     page: Page,
@@ -81,12 +75,13 @@ def _with_meaning(
     per_page, offset = page
     depth = offset + per_page
     keyword_total, keyword = 0, list[int]()
-    if meant.keywords_count and terms:
-        keyword_total, keyword = _keyword_page(conn, query, terms, columns, (depth, 0))
+    if meant.keywords_count and read.terms:
+        keyword_total, keyword = _keyword_page(conn, query, read, columns, (depth, 0))
+    passing = video_filter(read.filters)
     found = [
         rowid
         for rowid, _ in meant.neighbours(
-            conn, query.targets, query.channels, max(NEIGHBOURS, depth)
+            conn, query.targets, query.channels, max(NEIGHBOURS, depth), passing
         )
     ]
     if query.sort == "relevance":
@@ -121,15 +116,16 @@ def _by_relevance(matching: Matching, page: Page, total: int) -> list[int]:
 
 def _scanned(
     conn: sqlite3.Connection,
-    terms: list[Term],
+    read: Query,
     columns: tuple[str, ...],
     query: SearchQuery,
     page: Page,
+    passing: VideoFilter | None,
 ) -> tuple[int, list[int]]:
     """Matches through a scan (scan.py): relevance is the matches holding the characters
     as words first, each part newest first. One scan finds the page and the count (a
     second one only for a page past the last)."""
-    matching, params = scan_rowids(terms, columns, query.channels)
+    matching, params = scan_rowids(read, columns, query.channels, passing=passing)
     order = VIDEO_ORDER.get(query.sort, VIDEO_ORDER["newest"])
     if query.sort == "relevance":
         order = f"m.words DESC, {order}"

@@ -30,7 +30,8 @@ from models.search.text import index_text
 # 5: video keys are never reused (AUTOINCREMENT); each video keeps its fingerprint.
 # 6: Japanese words (analysis.py) are indexed beside the character pairs.
 # 7: documents' vectors for search by meaning (vectors.py).
-LAYOUT_VERSION = 7
+# 8: the videos' length and subtitles' kind and language, which the query's filters read.
+LAYOUT_VERSION = 8
 # Every table any version created: dropped when the layout changes.
 TABLES = ("documents_fts", "documents", "segments", "videos", "vectors", "vector_state")
 # The tables of the current layout that hold documents.
@@ -74,7 +75,10 @@ SCHEMA = [
         title TEXT,
         description TEXT,
         documents INTEGER NOT NULL,
-        fingerprint TEXT
+        fingerprint TEXT,
+        duration_seconds INTEGER,
+        subtitle_type TEXT,
+        subtitle_language TEXT
     )
     """,
     # A segment's rowid is its document's: the video's key and its place.
@@ -185,13 +189,16 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
     key: int = conn.execute(
         "INSERT INTO videos (video_id, channel_id, channel_title, video_title, published_at,"
         " thumbnail_url, view_count, subscriber_count, title, description, documents,"
-        " fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " fingerprint, duration_seconds, subtitle_type, subtitle_language)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (video_id) DO UPDATE SET channel_id = excluded.channel_id,"
         " channel_title = excluded.channel_title, video_title = excluded.video_title,"
         " published_at = excluded.published_at, thumbnail_url = excluded.thumbnail_url,"
         " view_count = excluded.view_count, subscriber_count = excluded.subscriber_count,"
         " title = excluded.title, description = excluded.description,"
-        " documents = excluded.documents, fingerprint = excluded.fingerprint RETURNING key",
+        " documents = excluded.documents, fingerprint = excluded.fingerprint,"
+        " duration_seconds = excluded.duration_seconds, subtitle_type = excluded.subtitle_type,"
+        " subtitle_language = excluded.subtitle_language RETURNING key",
         (
             video_id,
             first.channel_id,
@@ -205,6 +212,9 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
             meta.description if meta else None,
             len(subtitles) + (meta is not None),
             meta.fingerprint if meta else None,
+            first.duration_seconds,
+            first.subtitle_type,
+            first.subtitle_language,
         ),
     ).fetchone()[0]
     base = key << VIDEO_SHIFT

@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 
 from models.search.embedded import layout
+from models.search.embedded.filters import VideoFilter
+from models.search.embedded.fts import fts_match, fts_pairs_match, fts_words_match
 from models.search.embedded.layout import (
     FTS_COLUMNS,
     VIDEO_SHIFT,
@@ -23,15 +25,11 @@ from models.search.embedded.layout import (
     video_key,
 )
 from models.search.embedded.scoring import Scorer
-from models.search.text import (
-    Term,
-    fts_match,
-    fts_pairs_match,
-    fts_words_match,
-    join_texts,
-    make_term,
-)
+from models.search.query import Query
+from models.search.text import Term, join_texts, make_term
 
+# A match's rowid in statements that may join the videos table (whose key is a rowid too).
+ROWID = "documents_fts.rowid"
 # Matches scored for a page by relevance.
 RANKED = 400
 # Matches as words of one video read to choose its moments outside relevance order.
@@ -56,9 +54,10 @@ class Matching:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        terms: list[Term],
+        query: Query,
         columns: tuple[str, ...],
         channels: tuple[str, ...],
+        passing: VideoFilter | None = None,
     ) -> None:
         self.conn = conn
         self.channels = channels
@@ -66,27 +65,36 @@ class Matching:
         if channels:
             scope = " AND {scope} : (" + " OR ".join(scope_token(c) for c in channels) + ")"
         words_in = tuple(WORD_COLUMNS[column] for column in columns)
-        self.match = fts_match(terms, columns, words_in) + scope
+        groups, excluded = query.groups, query.excluded
+        self.match = fts_match(groups, columns, words_in, excluded) + scope
         # The same terms by their pairs alone: a subset of `match` read from one list per
         # term instead of two, which settles a count past the cap or a video's probe for
         # a common word at half the cost (about 1 ms instead of 3 at 200k segments).
-        pairs = fts_pairs_match(terms, columns)
+        pairs = fts_pairs_match(groups, columns, words_in, excluded)
         self.pairs = pairs + scope if pairs else None
-        phrase = phrase_term(terms)
-        self.phrase = fts_match([phrase], columns, words_in) + scope if phrase else None
+        phrase = phrase_term(query)
+        self.phrase = (
+            fts_match(((phrase,),), columns, words_in, excluded) + scope if phrase else None
+        )
         # The documents holding the terms as words, ranked apart so that pair-only
         # matches (京都 inside 東京都) never crowd a word match out of the candidates.
-        words = fts_words_match(terms, columns, words_in)
+        words = fts_words_match(groups, columns, words_in, excluded)
         self.words = words + scope if words else None
         # Title and description matches, ranked apart so a title alone still lists its
         # video however many segments match.
         meta_columns = tuple(c for c in columns if c != "text")
+        meta_words = tuple(WORD_COLUMNS[c] for c in meta_columns)
         self.meta = (
-            fts_match(terms, meta_columns, tuple(WORD_COLUMNS[c] for c in meta_columns)) + scope
+            fts_match(groups, meta_columns, meta_words, excluded) + scope
             if meta_columns and len(meta_columns) < len(columns)
             else None
         )
-        self.scorer = Scorer(terms, columns, phrase, layout.token_averages(conn))
+        self.scorer = Scorer(query.terms, columns, phrase, layout.token_averages(conn))
+        # The query's filters, checked on each match's video row (filters.py).
+        self.passing = passing
+        self.join = f" CROSS JOIN videos v ON v.key = {ROWID} >> {VIDEO_SHIFT}" if passing else ""
+        self.where = f" AND {passing.condition}" if passing else ""
+        self.filter_params: tuple[object, ...] = passing.params if passing else ()
         # The token columns of the documents scored, by rowid: which fields of a video
         # document match (meta_fields) and where a moment's words are (text_tokens) are
         # read from them, not by analysing the text again.
@@ -96,20 +104,29 @@ class Matching:
 
     def documents(self) -> int:
         """How many documents match."""
-        counted: int = self.conn.execute(
-            "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (self.match,)
-        ).fetchone()[0]
+        counted: int = self.conn.execute(*self.matches("count(*)")).fetchone()[0]
         return counted
+
+    def matches(
+        self, columns: str, tail: str = "", match: str | None = None
+    ) -> tuple[str, list[object]]:
+        """A statement reading the documents of `match` (the query's by default) whose
+        video passes the filters, and its parameters (`tail`'s go after them)."""
+        return (
+            f"SELECT {columns} FROM documents_fts{self.join}"
+            f" WHERE documents_fts MATCH ?{self.where}{tail}",
+            [match or self.match, *self.filter_params],
+        )
 
     def videos(self, cap: int) -> int:
         """How many videos match, exact up to `cap`, `cap` + 1 beyond."""
-        for match in (self.pairs, self.match):
+        # Filtered, the pairs would be read to the end as often as not: only the query.
+        for match in (self.pairs, self.match) if self.passing is None else (self.match,):
             if match is None:
                 continue
+            sql, params = self.matches(f"DISTINCT {ROWID} >> {VIDEO_SHIFT}", " LIMIT ?", match)
             counted: int = self.conn.execute(
-                f"SELECT count(*) FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT}"
-                " FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
-                (match, cap + 1),
+                f"SELECT count(*) FROM ({sql})", (*params, cap + 1)
             ).fetchone()[0]
             if counted > cap:
                 return counted  # past the cap by its pairs alone: no need for the rest
@@ -123,9 +140,13 @@ class Matching:
             " AND rowid BETWEEN v.key << ? AND (v.key << ?) | ?)"
         )
         bounds = [VIDEO_SHIFT, VIDEO_SHIFT, layout.PLACES]
+        passes = f" AND {self.passing.condition}" if self.passing else ""
         if self.pairs is None:
-            return exists, [self.match, *bounds]
-        return f"({exists} OR {exists})", [self.pairs, *bounds, self.match, *bounds]
+            return exists + passes, [self.match, *bounds, *self.filter_params]
+        return (
+            f"({exists} OR {exists}){passes}",
+            [self.pairs, *bounds, self.match, *bounds, *self.filter_params],
+        )
 
     # -- relevance ------------------------------------------------------------------------
 
@@ -136,11 +157,10 @@ class Matching:
         shares = ((self.match, 1), (self.words, 1), (self.phrase, 2), (self.meta, 4))
         for match, share in shares:
             if match is not None:
-                parts.append(
-                    "SELECT rowid FROM (SELECT rowid FROM documents_fts"
-                    f" WHERE documents_fts MATCH ? ORDER BY rowid DESC LIMIT {RANKED // share})"
-                )
-                params.append(match)
+                tail = f" ORDER BY {ROWID} DESC LIMIT {RANKED // share}"
+                sql, found = self.matches(f"{ROWID} AS rowid", tail, match)
+                parts.append(f"SELECT rowid FROM ({sql})")
+                params.extend(found)
         return [row[0] for row in self.conn.execute(" UNION ".join(parts), params)]
 
     def scores(self, rowids: list[int]) -> dict[int, float]:
@@ -212,23 +232,32 @@ class Matching:
                 yield from self.in_video(key)
 
     def _all_videos(self, sort: str) -> Iterator[int]:
-        where = ""
+        conditions, params = [], list[object]()
         if self.channels:
-            where = f" WHERE v.channel_id IN ({', '.join('?' * len(self.channels))})"
+            conditions.append(f"v.channel_id IN ({', '.join('?' * len(self.channels))})")
+            params.extend(self.channels)
+        if self.passing:
+            conditions.append(self.passing.condition)
+            params.extend(self.filter_params)
+        where = " WHERE " + " AND ".join(conditions) if conditions else ""
         walked = self.conn.execute(
-            f"SELECT v.key FROM videos v{where} ORDER BY {VIDEO_ORDER[sort]}", self.channels
+            f"SELECT v.key FROM videos v{where} ORDER BY {VIDEO_ORDER[sort]}", params
         )
         return (row[0] for row in walked)
 
     def matching_videos(self, sort: str) -> list[int]:
         """The keys of every matching video, in the sort's order."""
-        found = self.conn.execute(
+        return [row[0] for row in self.conn.execute(*self.videos_in_order(sort))]
+
+    def videos_in_order(self, sort: str, tail: str = "") -> tuple[str, list[object]]:
+        """A statement reading the matching videos' keys (`vkey`) in the sort's order."""
+        where = f" WHERE {self.passing.condition}" if self.passing else ""
+        return (
             f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
             " FROM documents_fts WHERE documents_fts MATCH ?) AS g"
-            f" JOIN videos v ON v.key = g.vkey ORDER BY {VIDEO_ORDER[sort]}",
-            (self.match,),
+            f" JOIN videos v ON v.key = g.vkey{where} ORDER BY {VIDEO_ORDER[sort]}{tail}",
+            [self.match, *self.filter_params],
         )
-        return [row[0] for row in found]
 
     def in_video(self, key: int, limit: int = -1) -> list[int]:
         """The rowids of the video's matching documents, in order (the video document,
@@ -276,8 +305,9 @@ class Matching:
         return found
 
 
-def phrase_term(terms: list[Term]) -> Term | None:
-    """The query's words as one contiguous phrase, when it has several terms."""
-    if len(terms) < 2:
+def phrase_term(query: Query) -> Term | None:
+    """The query's words as one contiguous phrase, when it has several and is words and
+    phrases alone (no OR, no prefix)."""
+    if len(query.groups) < 2 or not query.simple:
         return None
-    return make_term(join_texts([term.text for term in terms]))
+    return make_term(join_texts([term.text for term in query.terms]))

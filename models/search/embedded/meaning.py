@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import TypeVar
 
+from models.search.embedded.filters import VideoFilter
 from models.search.embedded.layout import VIDEO_SHIFT
 from models.search.embedded.vectors import SEGMENTS, VIDEOS, NearestIndex, Vector
 
@@ -64,13 +65,15 @@ class Meaning:
         targets: tuple[str, ...],
         channels: tuple[str, ...],
         count: int = NEIGHBOURS,
+        passing: VideoFilter | None = None,
     ) -> list[tuple[int, float]]:
         """The documents nearest the query among `targets` (subtitle segments, video
-        documents for title and description), as (rowid, similarity), nearest first."""
+        documents for title and description) of videos `passing` the filters, as (rowid,
+        similarity), nearest first."""
         kinds = kinds_for(targets)
         if not kinds or not self.meaning_counts:
             return []
-        found = self.nearest.nearest(conn, self.vector, self.model, count, kinds, channels)
+        found = self.nearest.nearest(conn, self.vector, self.model, count, kinds, channels, passing)
         return [(rowid, sim) for rowid, sim in found if sim >= MIN_SIMILARITY]
 
 

@@ -49,7 +49,7 @@ class Scorer:
     ) -> None:
         weights = list(idf) if idf is not None else [1.0] * len(terms)
         self.needles = [
-            (_needle(term.tokens), _word_needles(term), weight)
+            (_needle(term.tokens, term.prefix), _word_needles(term), weight)
             for term, weight in zip(terms, weights, strict=True)
         ]
         self.phrase = (
@@ -141,8 +141,9 @@ def _frequency(searched: list[tuple[str, float]], needle: str) -> float:
     return frequency
 
 
-def _needle(tokens: Sequence[str]) -> str:
-    return " " + "  ".join(tokens) + " "
+def _needle(tokens: Sequence[str], prefix: bool = False) -> str:
+    """Tokens as they stand in a padded column; a prefix's last token may go on."""
+    return " " + "  ".join(tokens) + ("" if prefix else " ")
 
 
 def _word_needles(term: Term) -> tuple[str, ...]:

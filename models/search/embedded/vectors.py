@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from usearch.index import Index
 
+from models.search.embedded.filters import VideoFilter
 from models.search.embedded.layout import PLACES, VIDEO_SHIFT, bounds
 
 log = logging.getLogger(__name__)
@@ -404,17 +405,20 @@ class NearestIndex:
         count: int,
         kinds: tuple[str, ...],
         channels: tuple[str, ...] = (),
+        passing: VideoFilter | None = None,
     ) -> list[tuple[int, float]]:
-        """The `count` documents of `kinds` (of `channels`, when given) nearest to
-        `vector` (of `model`), as (rowid, cosine similarity), nearest first. None while
-        the file holds vectors of another model (until they are embedded again)."""
+        """The `count` documents of `kinds` (of `channels`, of videos `passing` the
+        query's filters, when given) nearest to `vector` (of `model`), as (rowid, cosine
+        similarity), nearest first. None while the file holds vectors of another model
+        (until they are embedded again)."""
         found = self.catch_up(conn)
         if found.model != model or found.dims != len(vector):
             return []
-        if channels:
-            scope = _scope_size(conn, channels, kinds)
+        within = _within(channels, passing)
+        if within is not None:
+            scope = _scope_size(conn, within, kinds)
             if scope <= EXACT_LIMIT:
-                return _exact_in_channels(conn, vector, count, kinds, channels, found.dims)
+                return _exact_within(conn, vector, count, kinds, within, found.dims)
             total = max(count_documents(conn, kinds), 1)
             asked = min(count * max(OVERSAMPLE, total // max(scope, 1) * 2), 4096)
         else:
@@ -432,8 +436,8 @@ class NearestIndex:
         valid = _still_held(conn, [*candidates, *exact], snapshot, delta)
         scored = {rowid: sim for rowid, sim in candidates.items() if valid.get(rowid) == "snapshot"}
         scored.update({rowid: sim for rowid, sim in exact.items() if valid.get(rowid) == "delta"})
-        if channels:
-            scored = _in_channels(conn, scored, channels)
+        if within is not None:
+            scored = _kept_within(conn, scored, within)
         return sorted(scored.items(), key=lambda item: -item[1])[:count]
 
 
@@ -488,11 +492,27 @@ def _kind_sql(kinds: tuple[str, ...], column: str) -> str:
     return ""
 
 
-def _scope_size(conn: sqlite3.Connection, channels: tuple[str, ...], kinds: tuple[str, ...]) -> int:
-    marks = ", ".join("?" for _ in channels)
+# Which videos a search by meaning keeps: a condition on `videos v` and its parameters.
+Within = tuple[str, tuple[object, ...]]
+
+
+def _within(channels: tuple[str, ...], passing: VideoFilter | None) -> Within | None:
+    """The channels' and the filters' condition on `videos v`; None for every video."""
+    parts, params = [], list[object]()
+    if channels:
+        parts.append(f"v.channel_id IN ({', '.join('?' for _ in channels)})")
+        params.extend(channels)
+    if passing is not None:
+        parts.append(passing.condition)
+        params.extend(passing.params)
+    return (" AND ".join(parts), tuple(params)) if parts else None
+
+
+def _scope_size(conn: sqlite3.Connection, within: Within, kinds: tuple[str, ...]) -> int:
     column = "count(*)" if kinds == (VIDEOS,) else "coalesce(sum(documents), 0)"
+    condition, params = within
     found: int = conn.execute(
-        f"SELECT {column} FROM videos WHERE channel_id IN ({marks})", channels
+        f"SELECT {column} FROM videos v WHERE {condition}", params
     ).fetchone()[0]
     return found
 
@@ -503,20 +523,20 @@ def count_documents(conn: sqlite3.Connection, kinds: tuple[str, ...]) -> int:
     return found
 
 
-def _exact_in_channels(
+def _exact_within(
     conn: sqlite3.Connection,
     vector: Vector,
     count: int,
     kinds: tuple[str, ...],
-    channels: tuple[str, ...],
+    within: Within,
     dims: int,
 ) -> list[tuple[int, float]]:
-    marks = ", ".join("?" for _ in channels)
+    condition, params = within
     rows = conn.execute(
         "SELECT x.rowid, x.vector FROM videos v JOIN vectors x ON x.rowid BETWEEN"
         f" v.key << {VIDEO_SHIFT} AND (v.key << {VIDEO_SHIFT}) | {PLACES}"
-        f" WHERE v.channel_id IN ({marks}){_kind_sql(kinds, 'x.rowid')}",
-        channels,
+        f" WHERE {condition}{_kind_sql(kinds, 'x.rowid')}",
+        params,
     ).fetchall()
     if not rows:
         return []
@@ -525,17 +545,17 @@ def _exact_in_channels(
     return [(int(rows[i][0]), float(sims[i])) for i in top]
 
 
-def _in_channels(
-    conn: sqlite3.Connection, scored: dict[int, float], channels: tuple[str, ...]
+def _kept_within(
+    conn: sqlite3.Connection, scored: dict[int, float], within: Within
 ) -> dict[int, float]:
     keys = {rowid >> VIDEO_SHIFT for rowid in scored}
-    marks = ", ".join("?" for _ in channels)
+    condition, params = within
     kept = {
         row[0]
         for row in conn.execute(
             f"SELECT v.key FROM json_each(?) AS f JOIN videos v ON v.key = f.value"
-            f" WHERE v.channel_id IN ({marks})",
-            (_json_ints(keys), *channels),
+            f" WHERE {condition}",
+            (_json_ints(keys), *params),
         )
     }
     return {rowid: sim for rowid, sim in scored.items() if rowid >> VIDEO_SHIFT in kept}

@@ -25,6 +25,7 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedded import layout
+from models.search.embedded.filters import VideoFilter, video_filter
 from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
 from models.search.embedded.matching import VIDEO_ORDER, Matching
 from models.search.embedded.meaning import (
@@ -33,14 +34,10 @@ from models.search.embedded.meaning import (
     by_video,
     fuse,
 )
-from models.search.embedded.scan import TARGET_COLUMNS, scan_rowids
+from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.moments import merge_overlapping
-from models.search.text import (
-    Term,
-    highlight,
-    matches,
-    parse_query,
-)
+from models.search.query import Query, parse_search
+from models.search.text import Term, highlight, matches
 
 # One video's scores: its video document's (None when it did not match), and its best
 # segments' by rowid, best first.
@@ -56,20 +53,22 @@ MOMENTS_READ = 64
 def search_videos(
     conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
 ) -> VideoResults:
-    terms = parse_query(query.q)
+    read = parse_search(query.q)
+    terms = read.terms
     if not terms and meant is None:
         return VideoResults(total_videos=0, more_than_cap=False, videos=[])
     columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
     page = (query.per_page, (query.page - 1) * query.per_page)
+    passing = video_filter(read.filters)
     finder: _Finder
     if not terms:
         finder = _NoFinder()
-    elif any(term.needs_scan for term in terms):
-        finder = _ScanFinder(conn, terms, columns, query.channels)
+    elif needs_scan(read):
+        finder = _ScanFinder(conn, read, columns, query.channels, passing)
     else:
-        finder = _IndexFinder(Matching(conn, terms, columns, query.channels))
+        finder = _IndexFinder(Matching(conn, read, columns, query.channels, passing))
     if meant is not None:
-        return _with_meaning(conn, query, terms, finder, meant, page)
+        return _with_meaning(conn, query, terms, finder, meant, page, passing)
     total, keys = finder.videos(query.sort, page)
     scores: dict[int, Scores] = {key: (None, {}) for key in keys}
     scores.update(finder.scores(keys) if keys else {})
@@ -96,6 +95,7 @@ def _with_meaning(
     finder: _Finder,
     meant: Meaning,
     page: Page,
+    passing: VideoFilter | None,
 ) -> VideoResults:
     """Results by video for a search by meaning: the keyword side's videos (to the
     page's depth) and the meaning side's (the videos of the nearest documents), fused
@@ -108,7 +108,7 @@ def _with_meaning(
     if meant.keywords_count and terms:
         keyword_total, keyword_keys = finder.videos(query.sort, (depth, 0))
     nearest = by_video(
-        meant.neighbours(conn, query.targets, query.channels, max(NEIGHBOURS, depth))
+        meant.neighbours(conn, query.targets, query.channels, max(NEIGHBOURS, depth), passing)
     )
     meant_keys = list(nearest)  # nearest first
     fused: dict[int, float] = {}
@@ -243,12 +243,8 @@ class _IndexFinder:
             return total, keys
         if total > TOTAL_VIDEOS_CAP:
             return total, self._probed(sort, page)
-        rows = self.conn.execute(
-            f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
-            " FROM documents_fts WHERE documents_fts MATCH ?) AS g"
-            f" JOIN videos v ON v.key = g.vkey ORDER BY {VIDEO_ORDER[sort]} LIMIT ? OFFSET ?",
-            (self.matching.match, *page),
-        )
+        sql, params = self.matching.videos_in_order(sort, " LIMIT ? OFFSET ?")
+        rows = self.conn.execute(sql, (*params, *page))
         return total, [row["vkey"] for row in rows]
 
     def _by_relevance(self, page: Page) -> list[int]:
@@ -317,13 +313,14 @@ class _ScanFinder:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        terms: list[Term],
+        query: Query,
         columns: tuple[str, ...],
         channels: tuple[str, ...],
+        passing: VideoFilter | None,
     ) -> None:
         self.conn = conn
-        self.terms, self.columns, self.channels = terms, columns, channels
-        self.matching, self.params = scan_rowids(terms, columns, channels)
+        self.query, self.columns, self.channels = query, columns, channels
+        self.matching, self.params = scan_rowids(query, columns, channels, passing=passing)
 
     def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
         order = VIDEO_ORDER.get(sort, VIDEO_ORDER["newest"])
@@ -348,7 +345,7 @@ class _ScanFinder:
         return counted, []
 
     def scores(self, keys: list[int]) -> dict[int, Scores]:
-        matching, params = scan_rowids(self.terms, self.columns, self.channels, keys)
+        matching, params = scan_rowids(self.query, self.columns, self.channels, keys)
         rows = self.conn.execute(
             f"SELECT rowid, words AS score FROM (SELECT rowid, words, row_number() OVER ("
             f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY words DESC, rowid) AS n"

@@ -12,9 +12,11 @@ import pytest
 
 from models.search import SearchQuery
 from models.search.embedded import EmbeddedEngine, layout
+from models.search.embedded.fts import fts_match
 from models.search.embedded.matching import phrase_term
 from models.search.embedded.scoring import PAIR_PHRASE_BONUS, PHRASE_BONUS, WORD_BONUS, Scorer
-from models.search.text import fts_match, index_text, parse_query
+from models.search.query import parse_query, parse_search
+from models.search.text import index_text
 from tests.models.search.test_conformance import channel, index
 
 COLUMNS = ("text", "title", "description")
@@ -46,7 +48,7 @@ def test_scores_are_fts5_bm25_given_the_same_idf(engine, q):
     # FTS5 ranks an OR of a term's pairs and words as two phrases; bm25 is pinned on the
     # pairs alone, where FTS5 and the scorer count the same tokens.
     terms = [replace(term, words=()) for term in parse_query(q)]
-    match = fts_match(terms, COLUMNS)
+    match = fts_match(tuple((term,) for term in terms), COLUMNS)
     fts5 = dict(
         conn.execute(
             "SELECT rowid, -rank FROM documents_fts WHERE documents_fts MATCH ?", (match,)
@@ -59,7 +61,7 @@ def test_scores_are_fts5_bm25_given_the_same_idf(engine, q):
     for term in terms:
         held = conn.execute(
             "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?",
-            (fts_match([term], COLUMNS),),
+            (fts_match(((term,),), COLUMNS),),
         ).fetchone()[0]
         idf.append(max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6))
     ours = bm25s(conn, terms, COLUMNS, list(fts5), idf=idf)
@@ -137,7 +139,7 @@ def said(engine, text):
 
 def scores_of(engine, q, columns=COLUMNS, *rowids):
     terms = parse_query(q)
-    return scores(engine._db(), terms, columns, list(rowids), phrase_term(terms))
+    return scores(engine._db(), terms, columns, list(rowids), phrase_term(parse_search(q)))
 
 
 def test_the_whole_phrase_earns_the_bonus_once(engine):

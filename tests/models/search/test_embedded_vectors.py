@@ -37,14 +37,21 @@ class Directions:
         return self.vector(text)
 
 
-def video(video_id: str, texts: list[str], channel: str = "UCchannel0001", title: str = "d0"):
+def video(
+    video_id: str,
+    texts: list[str],
+    channel: str = "UCchannel0001",
+    title: str = "d0",
+    published: str = "2026-01-01T00:00:00.000Z",
+):
     embedder = Directions()
     common = {
         "video_id": video_id,
         "channel_id": channel,
         "video_title": title,
         "channel_title": "ch",
-        "published_at": "2026-01-01T00:00:00.000Z",
+        "published_at": published,
+        "subtitle_type": "manual",
     }
     docs = [
         Document(id=f"{video_id}-v", kind="video", title=title, description="", **common),
@@ -166,6 +173,23 @@ def test_a_channel_filter_applies_to_the_meaning_side(engine, monkeypatch, exact
 
     assert meant(engine, "d4")[0] == "theirs00001"
     assert meant(engine, "d4", channels=("UCmine000001",)) == ["mine0000001"]
+
+
+@pytest.mark.parametrize("exact_limit", [vectors.EXACT_LIMIT, 0])
+def test_the_query_filters_apply_to_the_meaning_side(engine, monkeypatch, exact_limit):
+    monkeypatch.setattr(vectors, "EXACT_LIMIT", exact_limit)  # 0: through the snapshot
+    engine.replace_videos(
+        {
+            "recent00001": video("recent00001", ["d4+d4+d5"], published="2025-06-01T00:00:00.000Z"),
+            "older000001": video("older000001", ["d4"], published="2020-06-01T00:00:00.000Z"),
+        }
+    )
+    engine.compact_vectors(force=True)
+
+    assert meant(engine, "d4")[0] == "older000001"
+    assert meant(engine, "d4 after:2025-01-01") == ["recent00001"]
+    assert meant(engine, "d4 before:2021-01-01 type:manual") == ["older000001"]
+    assert meant(engine, "d4 type:auto") == []
 
 
 def test_title_and_description_are_searched_by_meaning_apart_from_subtitles(engine):
