@@ -13,23 +13,57 @@ Meilisearch cuts Japanese into words itself, but spelling variants (シュミレ
 シミュレーション, 藝術 and 芸術) stay apart there. So each document also carries the
 dictionary's normalised forms of its searchable fields' words (`textWords`, `titleWords`,
 `descriptionWords`, from analysis.py), searchable after the fields as written, and a query
-term whose forms differ from how it was typed is sent as its forms (search_q).
+term whose forms differ from how it was typed is sent as its forms (_required_q).
+
+The query language (query.py) is sent as Meilisearch 1.13 reads `q`, never as typed:
+- each branch's q (below) holds the excluded terms first, as the negative operator (`-word`
+  for one Latin word, `-"..."` otherwise: a `-` excludes the one word after it, and
+  Meilisearch may cut Japanese into several), then the required terms: a term typed in
+  quotes as a phrase, a bare one as its words (their normalised forms when those differ);
+  `matchingStrategy: "all"` makes every word count, as on the embedded engine;
+- Meilisearch matches the last word of q as a prefix, and no other: a prefix term (`word*`)
+  goes last; without one, a Latin last word is quoted (a phrase of one word is matched
+  whole). A Japanese last word stays a prefix: both engines find Japanese inside words;
+- filters are filter expressions ANDed to the channel and kind clauses of every query sent,
+  on fields every document of a video carries (`publishedAtTs`, `durationSeconds`,
+  `subtitleType`, `subtitleLanguage`, `viewCount`; null, so matching no filter, when unknown);
+- OR: q has none. Each combination of one alternative per group is a branch with its own
+  q, and a query of several branches is one federated multi-search (one query per branch,
+  Meilisearch merging their hits by ranking score, each document once). Hits: the
+  federation's page and its `estimatedTotalHits`, the documents of every branch (the union
+  of their candidates): exact, as a search's totalHits. Results by video: each branch asks
+  distinct videos, but the federation keeps documents, not videos, apart, so a video may
+  come once per branch; the merged list is read from its start far enough for the page
+  (at most page x perPage x branches entries) and cut here to each video's best entry,
+  and the videos are counted by the facet `videoId` over every branch's candidates: exact
+  up to TOTAL_VIDEOS_CAP, as a one-branch search's. Each video's moments and video
+  document are asked once per branch and merged here by ranking score;
+- a branch of several prefix terms: one q holds one prefix only, so its q keeps the last
+  and the others are checked here on its hits (a Latin word starting so in a field
+  searched). That needs every hit in hand: such a query reads at most SCAN_DEPTH documents
+  per branch (one multi-search, merged here), and its pages and counts are exact when
+  fewer match, else they cover the first SCAN_DEPTH of each branch (correct hits, fewer);
+- highlights mark every required term: Meilisearch's marks when the query is simple (they
+  cover one branch only, and a prefix's letters, not its word), else our own.
 
 Search by meaning uses our vectors (embedder.py), not Meilisearch's: the index declares a
 `userProvided` embedder named `default` with the model's dimensions, each document carries
 its vector in `_vectors.default` (null until it is embedded) and the name of the model that
-made it in `vectorModel`, and a semantic query sends the query's vector, embedded here, with
-`hybrid` (README, Search by meaning).
+made it in `vectorModel`, and a semantic query sends the vector of the query's words (no
+operators, filters or excluded words), embedded here, with `hybrid` on each of its queries
+(README, Search by meaning).
 """
 
 from __future__ import annotations
 
+import functools
 import html
+import itertools
 import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -47,7 +81,7 @@ from meilisearch.errors import (
 from meilisearch.index import Index
 from meilisearch.models.task import TaskInfo
 
-from models.search.analysis import analyse, word_sequences
+from models.search.analysis import analyse
 from models.search.base import (
     DEFAULT_TIME_BUDGET_MS,
     INDEX_NAME,
@@ -68,8 +102,18 @@ from models.search.base import (
 )
 from models.search.embedder import Embedder, NoEmbedder
 from models.search.moments import merge_overlapping
+from models.search.query import Filters, Query, parse_search
 from models.search.segments import transcript
-from models.search.text import Term, crop, normalize, parse_query, unify_long_vowels
+from models.search.text import (
+    ASCII_WORD,
+    CJK_RUN,
+    Term,
+    crop,
+    make_term,
+    matches,
+    normalize,
+    unify_long_vowels,
+)
 from models.search.text import highlight as highlight_terms
 
 log = logging.getLogger(__name__)
@@ -85,9 +129,18 @@ SEARCHABLE_ATTRIBUTES = [*SURFACE_FIELDS, *(WORD_FIELDS[field] for field in SURF
 # embedder records its dimensions only, so this is how a change to a model of the same
 # dimensions is seen: apply_settings asks whether documents of another model remain.
 VECTOR_MODEL = "vectorModel"
+# What the query language's filters read (query.py, filter_clauses), on every document.
+QUERY_FILTERS = [
+    "publishedAtTs",
+    "durationSeconds",
+    "subtitleType",
+    "subtitleLanguage",
+    "viewCount",
+]
+FILTERABLE_ATTRIBUTES = ["videoId", "channelId", "kind", VECTOR_MODEL, *QUERY_FILTERS]
 SETTINGS = {
     "searchableAttributes": SEARCHABLE_ATTRIBUTES,
-    "filterableAttributes": ["videoId", "channelId", "kind", VECTOR_MODEL],
+    "filterableAttributes": FILTERABLE_ATTRIBUTES,
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
     "localizedAttributes": [{"attributePatterns": SEARCHABLE_ATTRIBUTES, "locales": ["jpn"]}],
     # The word fields stay displayed: Meilisearch reports `_matchesPosition` for displayed
@@ -98,10 +151,13 @@ SETTINGS = {
     # totalHits is exact only up to maxTotalHits (1000 by default); the API promises
     # exact totals and pages.
     "pagination": {"maxTotalHits": 100_000},
+    # A search of several branches (OR) counts its videos by the facet of `videoId`
+    # (search_videos): one value more than the cap says there are more.
+    "faceting": {"maxValuesPerFacet": TOTAL_VIDEOS_CAP + 1},
 }
 
 # Document attribute -> index field. The last six exist only on one kind of document and are
-# left out when empty.
+# left out when empty; the others are null when empty, which no filter matches.
 FIELDS = {
     "video_id": "videoId",
     "channel_id": "channelId",
@@ -112,6 +168,9 @@ FIELDS = {
     "thumbnail_url": "thumbnailUrl",
     "view_count": "viewCount",
     "subscriber_count": "subscriberCount",
+    "duration_seconds": "durationSeconds",
+    "subtitle_type": "subtitleType",
+    "subtitle_language": "subtitleLanguage",
     "text": "text",
     "start": "start",
     "end": "end",
@@ -135,9 +194,6 @@ SORT_RULES = {
     "oldest": ["publishedAtTs:asc"],
     "views": ["viewCount:desc"],
 }
-# A query's parts as parse_query reads them: a quoted phrase, or a bare whitespace-separated
-# term (an unclosed quote is part of a bare term).
-QUERY_PART = re.compile(r'"[^"]*"|\S+')
 
 # Meilisearch puts these around matches. Control characters never reach the index (documents
 # are cleaned of them), so after html.escape they can only be our markers; a tag like "<mark>"
@@ -168,6 +224,8 @@ PAGE_SIZE = 1000  # documents per fetch page and per partial-update batch
 # Subtitle hits asked for each video of a grouped page: overlapping segments find the same
 # words twice and fold into one moment, so a few more than the moments shown.
 MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
+# Documents read per branch of a query whose prefix terms are checked here (_scanned).
+SCAN_DEPTH = 2 * TOTAL_VIDEOS_CAP
 # Videos per delete task of replace_videos: keeps each filter string a few tens of KB.
 DELETE_CHUNK = 500
 # What inventory() reads of each document.
@@ -263,7 +321,8 @@ class MeilisearchEngine:
         """Create the index if missing, then apply the settings; True when this call created
         it or laid it out anew, so its documents lack what ours carry and `subsearch db
         upgrade` writes every video again: an index laid out for other searchable fields (as
-        before the word fields), an embedder declared, removed or changed, or documents
+        before the word fields) or without the query language's filters (their fields are
+        missing from its documents), an embedder declared, removed or changed, or documents
         holding vectors of another model. Under the write lock, so no writer adds documents
         in between, and of several processes setting up at once only the first finds the
         old layout."""
@@ -273,7 +332,12 @@ class MeilisearchEngine:
             # An upgrade is told by the settings, not by `search verify`: a video's
             # fingerprint says what the database gives, not which fields its documents carry.
             current: dict[str, Any] = {} if created else index.get_settings()
-            anew = created or current.get("searchableAttributes") != SEARCHABLE_ATTRIBUTES
+            anew = (
+                created
+                or current.get("searchableAttributes") != SEARCHABLE_ATTRIBUTES
+                # Documents written before the query language's filters lack their fields.
+                or not set(QUERY_FILTERS) <= set(current.get("filterableAttributes") or [])
+            )
             wanted = self._embedder_settings()
             declared = _declared_embedder(current)
             if declared is not None and declared != wanted:
@@ -493,16 +557,27 @@ class MeilisearchEngine:
         return (tally.video(video_id) for video_id, tally in tallies.items())
 
     def search(self, query: SearchQuery) -> SearchResults:
-        params = search_params(query)
-        vector = self._query_vector(query)
-        with _engine_errors("searching"), self._budget() as client:
-            response, semantic_applied = self._search(client(), query, params, vector)
+        """One page of hits. A query of one branch is one search, paged by number (its
+        total exact); several (OR) are one federated multi-search; several prefix terms in
+        a branch are read and checked here (_scanned)."""
+        plan = plan_query(query.q)
         targets = query.targets or tuple(TARGET_FIELDS)
-        terms = parse_query(query.q)
-        hits = [hit for raw in response["hits"] if (hit := build_hit(raw, targets, terms))]
-        return SearchResults(
-            total_hits=response.get("totalHits", 0), hits=hits, semantic_applied=semantic_applied
-        )
+        vector = self._query_vector(query, plan.read)
+        with _engine_errors("searching"), self._budget() as client:
+            if plan.scanned:
+                found, semantic_applied = self._scanned(client(), query, plan, vector)
+                first = (query.page - 1) * query.per_page
+                raws, total = found[first : first + query.per_page], len(found)
+            elif plan.federated:
+                response, semantic_applied = self._federated(client(), query, plan, vector)
+                raws, total = response["hits"], response.get("estimatedTotalHits", 0)
+            else:
+                response, semantic_applied = self._search(client(), query, plan, vector)
+                raws, total = response["hits"], response.get("totalHits", 0)
+        own = not plan.read.simple
+        terms = plan.read.terms
+        hits = [hit for raw in raws if (hit := build_hit(raw, targets, terms, own=own))]
+        return SearchResults(total_hits=total, hits=hits, semantic_applied=semantic_applied)
 
     @contextmanager
     def _budget(self) -> Iterator[Callable[[], meilisearch.Client]]:
@@ -524,59 +599,170 @@ class MeilisearchEngine:
         except (MeilisearchTimeoutError, requests.Timeout) as error:
             raise SearchBusy(f"searching: past its {self.time_budget_ms} ms: {error}") from error
 
-    def _query_vector(self, query: SearchQuery) -> list[float] | None:
-        """The query's vector when it asks for meaning and the model is loaded (None: a
-        keyword search). Embedded before the search's time budget starts: the model's time
-        is not the server's."""
-        if not (query.semantic and self.embedder.loaded and query.q.strip()):
+    def _query_vector(self, query: SearchQuery, read: Query) -> list[float] | None:
+        """The vector of the query's words (no operators, filters or excluded words) when
+        it asks for meaning and the model is loaded (None: a keyword search). Embedded
+        before the search's time budget starts: the model's time is not the server's."""
+        if not (query.semantic and self.embedder.loaded and read.text.strip()):
             return None
-        return json_vector(self.embedder.query(query.q))
+        return json_vector(self.embedder.query(read.text))
+
+    def _by_meaning_too(
+        self,
+        ask: Callable[[dict[str, Any]], dict[str, Any]],
+        query: SearchQuery,
+        vector: list[float] | None,
+    ) -> tuple[dict[str, Any], bool]:
+        """`ask` the server with what makes its queries by meaning too (semantic_params),
+        or without when there is no vector or the server has no embedder for it; and
+        whether it was by meaning."""
+        if vector is not None:
+            try:
+                return ask(semantic_params(query, vector)), True
+            except MeilisearchApiError as error:
+                if error.code not in SEMANTIC_UNAVAILABLE:
+                    raise
+                log.warning("semantic search unavailable, keyword search instead: %s", error)
+        return ask({}), False
 
     def _search(
         self,
         client: meilisearch.Client,
         query: SearchQuery,
-        params: dict[str, Any],
+        plan: QueryPlan,
+        vector: list[float] | None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> tuple[dict[str, Any], bool]:
+        """The answer of a query of one branch, paged by number."""
+        index = client.index(INDEX_NAME)
+        params = {**search_params(query, plan.read), **(extra or {})}
+        return self._by_meaning_too(
+            lambda meaning: index.search(plan.qs[0], {**params, **meaning}), query, vector
+        )
+
+    def _federated(
+        self,
+        client: meilisearch.Client,
+        query: SearchQuery,
+        plan: QueryPlan,
         vector: list[float] | None,
     ) -> tuple[dict[str, Any], bool]:
-        """The search answer, and whether it was by meaning too (a keyword search when
-        there is no vector, or the server has no embedder for it)."""
-        index = client.index(INDEX_NAME)
-        q = search_q(query.q)
-        if vector is not None:
-            try:
-                return index.search(q, {**params, **semantic_params(query, vector)}), True
-            except MeilisearchApiError as error:
-                if error.code not in SEMANTIC_UNAVAILABLE:
-                    raise
-                log.warning("semantic search unavailable, keyword search instead: %s", error)
-        return index.search(q, params), False
+        """The page of hits of a query of several branches: one federated multi-search,
+        its hits merged by ranking score and each document once (Meilisearch does both)."""
+        queries = branch_queries(query, plan)
+        federation = {"offset": (query.page - 1) * query.per_page, "limit": query.per_page}
+        return self._by_meaning_too(
+            lambda meaning: client.multi_search(
+                [{**body, **meaning} for body in queries], federation=federation
+            ),
+            query,
+            vector,
+        )
+
+    def _scanned(
+        self,
+        client: meilisearch.Client,
+        query: SearchQuery,
+        plan: QueryPlan,
+        vector: list[float] | None,
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """Every document of a query with several prefix terms in a branch, best first, as
+        far as SCAN_DEPTH documents per branch: each branch's q holds one of its prefixes,
+        and its hits are checked here for the others (plan.holds); the branches' hits are
+        merged by the sort asked, then ranking score, each document once."""
+        bodies = [
+            {**body, "offset": 0, "limit": SCAN_DEPTH, "showRankingScore": True}
+            for body in branch_queries(query, plan)
+        ]
+        response, semantic_applied = self._by_meaning_too(
+            lambda meaning: client.multi_search([{**body, **meaning} for body in bodies]),
+            query,
+            vector,
+        )
+        targets = query.targets or tuple(TARGET_FIELDS)
+        fields = [TARGET_FIELDS[target] for target in targets]
+        held = [
+            [hit for hit in result["hits"] if plan.holds(branch, hit, fields)]
+            for branch, result in enumerate(response["results"])
+        ]
+        return merge_ranked(held, SORT_RULES[query.sort]), semantic_applied
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
-        """One search with `distinct` on videoId gives the page of videos (its best
-        document each) and their exact count; one multi-search then asks, for each of
-        them, its best subtitle segments and its video document."""
+        """The page of videos (its best document each) and their count, then one
+        multi-search asking, for each of them, its best subtitle segments and its video
+        document (each branch of the query asked apart, merged here)."""
+        plan = plan_query(query.q)
         targets = query.targets or tuple(TARGET_FIELDS)
-        params = {**search_params(query), "distinct": "videoId", "showRankingScore": True}
-        vector = self._query_vector(query)
+        vector = self._query_vector(query, plan.read)
         with _engine_errors("searching"), self._budget() as client:
-            response, semantic_applied = self._search(client(), query, params, vector)
-            best = [raw for raw in response["hits"] if raw.get("kind") in TARGET_KINDS.values()]
+            if plan.scanned:
+                found, semantic_applied = self._scanned(client(), query, plan, vector)
+                return _videos_of_scan(found, query, plan, targets, semantic_applied)
+            if plan.federated:
+                best, total, semantic_applied = self._federated_videos(client, query, plan, vector)
+            else:
+                extra = {"distinct": "videoId", "showRankingScore": True}
+                response, semantic_applied = self._search(client(), query, plan, vector, extra)
+                best, total = response["hits"], response.get("totalHits", 0)
+            best = [raw for raw in best if raw.get("kind") in TARGET_KINDS.values()]
             ids = [raw["videoId"] for raw in best]
-            queries = video_queries(query, ids, vector if semantic_applied else None)
+            queries = video_queries(query, plan, ids, vector if semantic_applied else None)
             found = client().multi_search(queries)["results"] if queries else []
-        terms = parse_query(query.q)
-        videos = []
-        for n, raw in enumerate(best):
-            subtitles, meta = found[2 * n]["hits"], found[2 * n + 1]["hits"]
-            videos.append(build_video(raw, subtitles, meta[0] if meta else None, targets, terms))
-        total = response.get("totalHits", 0)
+        answers = per_video(found, len(ids), len(plan.qs))
+        own = not plan.read.simple
+        videos = [
+            build_video(raw, subtitles, meta, targets, plan.read.terms, own=own)
+            for raw, (subtitles, meta) in zip(best, answers, strict=True)
+        ]
         return VideoResults(
             total_videos=min(total, TOTAL_VIDEOS_CAP),
             more_than_cap=total > TOTAL_VIDEOS_CAP,
             videos=videos,
             semantic_applied=semantic_applied,
         )
+
+    def _federated_videos(
+        self,
+        client: Callable[[], meilisearch.Client],
+        query: SearchQuery,
+        plan: QueryPlan,
+        vector: list[float] | None,
+    ) -> tuple[list[dict[str, Any]], int, bool]:
+        """The page of videos of a query of several branches (their best document each),
+        how many videos match, and whether by meaning too.
+
+        Each branch asks distinct videos, but the federation keeps each document once, not
+        each video: a video comes once per branch at most. So the merged list is read from
+        its start, far enough to hold the page's videos (page x perPage x branches entries
+        at most, asked for twice as many videos as the page needs first), and cut here to
+        each video's first entry. The count is the `videoId` facet over every branch's
+        candidates, exact up to TOTAL_VIDEOS_CAP (faceting.maxValuesPerFacet)."""
+        needed = query.page * query.per_page
+        most = needed * len(plan.qs)
+        limit = min(2 * needed, most)
+        queries = [
+            {**body, "distinct": "videoId", "showRankingScore": True}
+            for body in branch_queries(query, plan)
+        ]
+        meaning_vector = vector
+        while True:
+            federation = {"offset": 0, "limit": limit, "facetsByIndex": {INDEX_NAME: ["videoId"]}}
+
+            def ask(meaning: dict[str, Any], federation: dict[str, Any] = federation) -> Any:
+                bodies = [{**body, **meaning} for body in queries]
+                return client().multi_search(bodies, federation=federation)
+
+            response, semantic_applied = self._by_meaning_too(ask, query, meaning_vector)
+            if not semantic_applied:
+                meaning_vector = None  # a fallback is not tried again on a longer read
+            best = first_of_each_video(response["hits"])
+            if len(best) >= needed or len(response["hits"]) < limit or limit >= most:
+                break
+            limit = min(2 * limit, most)
+        counted = _facet_values(response, "videoId")
+        total = len(best) if counted is None else max(counted, len(best))
+        first = (query.page - 1) * query.per_page
+        return best[first : first + query.per_page], total, semantic_applied
 
     def video_segments(self, video_id: str) -> list[Segment]:
         filter_ = f"{_equals('videoId', video_id)} AND {_equals('kind', 'subtitle')}"
@@ -658,26 +844,140 @@ def word_forms(text: str) -> str:
     return " ".join(word.form for run in found.runs() for word in run)
 
 
-def search_q(q: str) -> str:
-    """The `q` sent to Meilisearch: what was typed, but each bare term that is not plain
-    ASCII, and whose words' normalised forms are not how it was typed, as those forms
+# -- the query language -------------------------------------------------------------------
+
+Branch = tuple[Term, ...]
+# A quoted part of a query as query.py reads it: the phrase runs to its closing quote, or
+# to the end when it has none.
+QUOTED = re.compile(r'"([^"]*)"?|＂([^＂]*)＂?|“([^”]*)”?')
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A query as sent to Meilisearch: the parsed query, the `q` of each branch, and for
+    each branch the prefix terms its q leaves out, checked here on its hits (a q holds
+    one prefix: its last word)."""
+
+    read: Query
+    qs: tuple[str, ...]
+    checked: tuple[Branch, ...]
+
+    @property
+    def federated(self) -> bool:
+        return len(self.qs) > 1
+
+    @property
+    def scanned(self) -> bool:
+        return any(self.checked)
+
+    def holds(self, branch: int, hit: Mapping[str, Any], fields: list[str]) -> bool:
+        """Whether a hit of `branch` holds a word starting with each prefix its q left
+        out, in one of the `fields` searched. A hit no word matched, found by meaning
+        alone, is kept as meaning finds it: no word of the query has to be in it."""
+        if not hit.get("_matchesPosition"):
+            return True
+        texts = [str(hit.get(field) or "") for field in fields]
+        return all(any(matches(text, [term]) for text in texts) for term in self.checked[branch])
+
+
+@functools.lru_cache(maxsize=1024)
+def plan_query(q: str) -> QueryPlan:
+    """The plan of `q`, which the API has read already (parse_search)."""
+    read = parse_search(q)
+    phrases = _phrases(q)
+    branches = list(itertools.product(*read.groups))
+    checked = tuple(tuple(t for t in branch if t.prefix)[:-1] for branch in branches)
+    qs = tuple(branch_q(branch, read.excluded, phrases) for branch in branches)
+    return QueryPlan(read=read, qs=qs, checked=checked)
+
+
+def _phrases(q: str) -> frozenset[str]:
+    """The terms (as Term.text) typed in quotes in `q`."""
+    found = set()
+    for part in QUOTED.finditer(q):
+        inside = next(group for group in part.groups() if group is not None)
+        term = make_term(inside)
+        if term is not None:
+            found.add(term.text)
+    return frozenset(found)
+
+
+def branch_q(branch: Branch, excluded: tuple[Term, ...], phrases: frozenset[str]) -> str:
+    """The `q` of one branch: the excluded terms first, then the required ones in the
+    order typed and a prefix term last (Meilisearch matches the last word of q as a prefix,
+    and only it); with no prefix term, a Latin last word is quoted, as a phrase of one
+    word is matched whole. A branch of several prefix terms keeps its last one; the
+    others are checked on its hits (QueryPlan.holds)."""
+    parts = [part for term in excluded for part in _excluded_q(term)]
+    required = [_required_q(term, phrases) for term in branch if not term.prefix]
+    prefixes = [term for term in branch if term.prefix]
+    if prefixes:
+        required.append(prefixes[-1].text)
+    elif required and not required[-1].endswith('"'):
+        *before, last = required[-1].split(" ")
+        if not CJK_RUN.search(last):
+            # Japanese is found inside longer words on both engines, so only a Latin last
+            # word needs to be matched whole.
+            required[-1] = " ".join([*before, f'"{last}"'])
+    return unify_long_vowels(" ".join(parts + required))
+
+
+def _required_q(term: Term, phrases: frozenset[str]) -> str:
+    """A required term as q holds it: a phrase as typed; a bare term as its words, and
+    a Japanese one whose words' normalised forms are not how it was typed as those forms
     (シュミレーション as シミュレーション), which the documents' word fields hold whatever
-    their spelling. Phrases, ASCII and a `-` excluding a term are left as typed."""
-    return unify_long_vowels(QUERY_PART.sub(_term_q, q))
+    their spelling."""
+    if term.text in phrases:
+        return f'"{term.text}"'
+    return " ".join(_forms(term) or [term.text])
 
 
-def _term_q(part: re.Match[str]) -> str:
-    term = part.group()
-    if term.isascii() or term.startswith("-") or '"' in term:
-        return term
-    normalized = normalize(term)
-    sequences = word_sequences(normalized)
-    if not sequences or "".join(sequences[0]) == normalized:
-        return term
-    return " ".join(sequences[0])
+def _excluded_q(term: Term) -> list[str]:
+    """An excluded term as Meilisearch's negative operator: `-word` for one Latin word,
+    else `-"..."` (its `-` excludes one word only, and Meilisearch may cut Japanese into
+    several); and its words' normalised forms too when they differ, as a required term
+    is found by them."""
+    texts = [term.text]
+    forms = _forms(term)
+    if forms:
+        texts.append(" ".join(forms))
+    return [f"-{text}" if ASCII_WORD.fullmatch(text) else f'-"{text}"' for text in texts]
 
 
-def search_params(query: SearchQuery) -> dict[str, Any]:
+def _forms(term: Term) -> list[str]:
+    """The normalised forms of a one-part Japanese term's words when they are not how it
+    was typed; [] otherwise."""
+    if not term.words or " " in term.text:
+        return []
+    forms = list(term.forms[0])
+    return [] if "".join(forms) == term.text else forms
+
+
+def filter_clauses(filters: Filters) -> list[str]:
+    """The query's filters as Meilisearch filter expressions. A document without the
+    field (a video without subtitles, its views hidden) matches none of them."""
+    clauses = []
+    if filters.published_from is not None:
+        clauses.append(f"publishedAtTs >= {_unix_seconds(filters.published_from)}")
+    if filters.published_until is not None:
+        clauses.append(f"publishedAtTs < {_unix_seconds(filters.published_until)}")
+    bounds = (
+        ("durationSeconds", filters.min_duration, filters.max_duration),
+        ("viewCount", filters.min_views, filters.max_views),
+    )
+    for field, low, high in bounds:
+        if low is not None:
+            clauses.append(f"{field} >= {low}")
+        if high is not None:
+            clauses.append(f"{field} <= {high}")
+    if filters.subtitle_type is not None:
+        clauses.append(_equals("subtitleType", filters.subtitle_type))
+    if filters.language is not None:
+        clauses.append(_equals("subtitleLanguage", filters.language))
+    return clauses
+
+
+def search_params(query: SearchQuery, read: Query) -> dict[str, Any]:
     """The search body, without `q` (the client adds it) and without what makes it one by
     meaning (semantic_params)."""
     targets = query.targets or tuple(TARGET_FIELDS)  # no target means everywhere
@@ -692,6 +992,7 @@ def search_params(query: SearchQuery) -> dict[str, Any]:
         # attributesToSearchOn only limits keyword matching; the semantic half of a hybrid
         # search would still bring the other kind of document.
         clauses.append(_equals("kind", kinds.pop()))
+    clauses.extend(filter_clauses(read.filters))
     wanted = {TARGET_FIELDS[t] for t in targets}
     wanted |= {WORD_FIELDS[field] for field in wanted}
     params: dict[str, Any] = {
@@ -704,12 +1005,24 @@ def search_params(query: SearchQuery) -> dict[str, Any]:
         "attributesToCrop": ["description"],
         "cropLength": CROP_LENGTH,
         "showMatchesPosition": True,
+        # Every word must match, as on the embedded engine (Meilisearch's default drops
+        # words from the end until something matches).
+        "matchingStrategy": "all",
     }
     if clauses:
         params["filter"] = " AND ".join(clauses)
     if SORT_RULES[query.sort]:
         params["sort"] = SORT_RULES[query.sort]
     return params
+
+
+def branch_queries(query: SearchQuery, plan: QueryPlan) -> list[dict[str, Any]]:
+    """One query of a multi-search per branch: the search body with the branch's q, not
+    paged (a federation pages its merged hits; a query of it may not)."""
+    base = search_params(query, plan.read)
+    for paging in ("page", "hitsPerPage"):
+        base.pop(paging)
+    return [{"indexUid": INDEX_NAME, "q": q, **base} for q in plan.qs]
 
 
 def semantic_params(query: SearchQuery, vector: list[float]) -> dict[str, Any]:
@@ -720,50 +1033,157 @@ def semantic_params(query: SearchQuery, vector: list[float]) -> dict[str, Any]:
 
 
 def video_queries(
-    query: SearchQuery, video_ids: list[str], vector: list[float] | None
+    query: SearchQuery, plan: QueryPlan, video_ids: list[str], vector: list[float] | None
 ) -> list[dict[str, Any]]:
-    """For each video, in order: its best subtitle hits, then its video document (each
-    query limited to that video; `kind` alone when the targets leave the other out), by
-    meaning too when there is the query's vector."""
-    base = search_params(query)
-    for paging in ("page", "hitsPerPage"):
-        base.pop(paging)
-    base.pop("filter", None)  # rebuilt per video below
+    """For each video, in order: its best subtitle hits, then its video document, each
+    asked once per branch (per_video merges them); each query limited to that video and
+    the query's filters (`kind` alone when the targets leave the other out), by meaning
+    too when there is the query's vector."""
+    base = search_params(query, plan.read)
+    for unused in ("page", "hitsPerPage", "filter"):
+        base.pop(unused, None)  # the filter is rebuilt per video below
     base["showRankingScore"] = True
     if vector is not None:
         base.update(semantic_params(query, vector))
     targets = query.targets or tuple(TARGET_FIELDS)
-    q = search_q(query.q)
-    queries = []
+    narrowed = filter_clauses(plan.read.filters)
+    queries: list[dict[str, Any]] = []
     for video_id in video_ids:
         for kind, limit in (("subtitle", MOMENT_CANDIDATES), ("video", 1)):
             wanted = kind in {TARGET_KINDS[t] for t in targets}
-            queries.append(
+            clauses = [_equals("videoId", video_id), _equals("kind", kind), *narrowed]
+            queries.extend(
                 {
                     **base,
                     "indexUid": INDEX_NAME,
                     "q": q,
-                    "filter": f"{_equals('videoId', video_id)} AND {_equals('kind', kind)}",
+                    "filter": " AND ".join(clauses),
                     "limit": limit if wanted else 0,
                 }
+                for q in plan.qs
             )
     return queries
 
 
+def per_video(
+    results: Sequence[Mapping[str, Any]], videos: int, branches: int
+) -> list[tuple[list[dict[str, Any]], dict[str, Any] | None]]:
+    """The answers of video_queries: for each video, its subtitle hits and its video
+    document's hit (None when it did not match), each branch's merged (merge_ranked)."""
+    answers = []
+    for n in range(videos):
+        first = 2 * n * branches
+        subtitles = merge_ranked([r["hits"] for r in results[first : first + branches]])
+        metas = merge_ranked([r["hits"] for r in results[first + branches : first + 2 * branches]])
+        answers.append((subtitles[:MOMENT_CANDIDATES], metas[0] if metas else None))
+    return answers
+
+
+def merge_ranked(
+    lists: Sequence[Sequence[Mapping[str, Any]]], sort: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Hits of several queries as one list, each document once: by the `sort` rules
+    asked, then ranking score (ties: the earlier query first), as a federation merges
+    them. A document found by several keeps its best place and every query's matches
+    positions, so whichever side of an OR matched a field counts."""
+    ranked = []
+    for n, hits in enumerate(lists):
+        for hit in hits:
+            ranked.append((n, hit))
+    ranked.sort(key=lambda item: -float(item[1].get("_rankingScore", 0.0)))
+    for rule in reversed(sort or []):
+        field, _, direction = rule.partition(":")
+        ranked.sort(key=functools.cmp_to_key(_by_field(field, descending=direction == "desc")))
+    merged: dict[str, dict[str, Any]] = {}
+    for _, hit in ranked:
+        kept = merged.get(hit["id"])
+        if kept is None:
+            merged[hit["id"]] = dict(hit)
+            continue
+        positions = {**(hit.get("_matchesPosition") or {})}
+        positions.update(kept.get("_matchesPosition") or {})
+        kept["_matchesPosition"] = positions
+    return list(merged.values())
+
+
+def _by_field(
+    field: str, *, descending: bool
+) -> Callable[[tuple[int, Mapping[str, Any]], tuple[int, Mapping[str, Any]]], int]:
+    """A comparison of hits by `field`; hits without it last, as Meilisearch sorts."""
+
+    def compare(left: tuple[int, Mapping[str, Any]], right: tuple[int, Mapping[str, Any]]) -> int:
+        x, y = left[1].get(field), right[1].get(field)
+        if x is None or y is None:
+            return (x is None) - (y is None)
+        result = int(x > y) - int(x < y)
+        return -result if descending else result
+
+    return compare
+
+
+def first_of_each_video(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each video's first hit, in order."""
+    seen: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        seen.setdefault(hit["videoId"], hit)
+    return list(seen.values())
+
+
+def _facet_values(response: Mapping[str, Any], field: str) -> int | None:
+    """How many values of `field` a federation's facets of our index counted (None when
+    it gave none)."""
+    facets = (response.get("facetsByIndex") or {}).get(INDEX_NAME) or {}
+    distribution = (facets.get("distribution") or {}).get(field)
+    return None if not isinstance(distribution, Mapping) else len(distribution)
+
+
+def _videos_of_scan(
+    found: list[dict[str, Any]],
+    query: SearchQuery,
+    plan: QueryPlan,
+    targets: tuple[str, ...],
+    semantic_applied: bool,
+) -> VideoResults:
+    """Results by video from every document found (_scanned): each video at its best
+    document, its moments and video document among those found."""
+    by_video: dict[str, list[dict[str, Any]]] = {}
+    for hit in found:
+        by_video.setdefault(hit["videoId"], []).append(hit)
+    first = (query.page - 1) * query.per_page
+    page = list(by_video.items())[first : first + query.per_page]
+    videos = []
+    for _, hits in page:
+        subtitles = [hit for hit in hits if hit.get("kind") == "subtitle"][:MOMENT_CANDIDATES]
+        meta = next((hit for hit in hits if hit.get("kind") == "video"), None)
+        videos.append(build_video(hits[0], subtitles, meta, targets, plan.read.terms, own=True))
+    total = len(by_video)
+    return VideoResults(
+        total_videos=min(total, TOTAL_VIDEOS_CAP),
+        more_than_cap=total > TOTAL_VIDEOS_CAP,
+        videos=videos,
+        semantic_applied=semantic_applied,
+    )
+
+
+# -- answers ------------------------------------------------------------------------------
+
+
 def build_video(
     best: Mapping[str, Any],
-    subtitles: list[Mapping[str, Any]],
+    subtitles: Sequence[Mapping[str, Any]],
     meta: Mapping[str, Any] | None,
     targets: tuple[str, ...],
     terms: list[Term],
+    *,
+    own: bool = False,
 ) -> VideoHit:
     """One video of a grouped answer from its best document, its best subtitle hits and
-    its video document when that matched."""
-    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets, terms))]
+    its video document when that matched (`own`: build_hit)."""
+    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets, terms, own=own))]
     moments = merge_overlapping(hits, limit=MOMENTS_PER_VIDEO)
     matched = ["subtitle"] if moments else []
     if meta is not None:
-        positions = meta.get("_matchesPosition") or {}
+        positions = _positions(meta, terms, own=own)
         matched.extend(
             t for t in ("title", "description") if t in targets and _matched(positions, t)
         )
@@ -784,21 +1204,25 @@ def build_video(
     )
 
 
-def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term]) -> Hit | None:
-    """One search hit, or None for a document that is not one of ours. `terms` (the query
-    as typed) mark a hit that Meilisearch did not: one found through its words only, or by
-    meaning."""
+def build_hit(
+    raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term], *, own: bool = False
+) -> Hit | None:
+    """One search hit, or None for a document that is not one of ours. `terms` (every
+    term a match may hold) mark a hit that Meilisearch did not: one found through its
+    words only, or by meaning; and every hit when `own`: Meilisearch marks the words of
+    one branch only (one side of an OR) and a prefix's letters, not its word."""
     kind = raw.get("kind")
     if kind == "subtitle":
         matched_in, field = "subtitle", "text"
     elif kind == "video":
-        matched_in = field = _video_field(raw.get("_matchesPosition") or {}, targets)
+        positions = _positions(raw, terms, own=own)
+        matched_in = field = _video_field(positions, targets)
     else:
         return None
     formatted = (raw.get("_formatted") or {}).get(field)
     if not isinstance(formatted, str):
         formatted = raw.get(field) or ""
-    if PRE_TAG in formatted:
+    if PRE_TAG in formatted and not own:
         # What the highlight shows, without marks: the whole field, or for a description
         # the cropped part around the match (as the embedded engine does).
         shown, marked = formatted.replace(PRE_TAG, "").replace(POST_TAG, ""), highlight(formatted)
@@ -823,10 +1247,25 @@ def build_hit(raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term
 
 def own_highlight(text: str, field: str, terms: list[Term]) -> tuple[str, str]:
     """The text shown and its highlight by our own matching, for a hit Meilisearch marked
-    nothing in (found through the words of a spelling variant, or by meaning alone): a
-    description cropped around its first match, as the embedded engine does."""
+    nothing in (found through the words of a spelling variant, or by meaning alone) or
+    marked in part: a description cropped around its first match, as the embedded engine
+    does."""
     shown = crop(text, terms) if field == "description" else text
     return shown, highlight_terms(shown, terms)
+
+
+def _positions(raw: Mapping[str, Any], terms: list[Term], *, own: bool) -> Mapping[str, Any]:
+    """A video document's `_matchesPosition`; with `own`, the title and description our
+    own matching finds the terms in as well (Meilisearch reports the matches of one
+    branch of an OR)."""
+    positions: Mapping[str, Any] = raw.get("_matchesPosition") or {}
+    if not own:
+        return positions
+    found = dict(positions)
+    for field in ("title", "description"):
+        if field not in found and matches(str(raw.get(field) or ""), terms):
+            found[field] = [{"start": 0, "length": 0}]  # matched; where is not read
+    return found
 
 
 def _video_field(positions: Mapping[str, Any], targets: tuple[str, ...]) -> str:

@@ -3,11 +3,22 @@ sent it and keeps documents in memory, with just enough search to drive an engin
 
 Tasks run the moment they are enqueued; `GET /tasks/{uid}` then reports them (as "enqueued"
 for the first `pending_polls` polls, so waiting is exercised). `fail_next_task()` makes the
-next task fail instead of running. Searching is deliberately naive: a case-insensitive
-substring match of the whole `q` in any field searched on (the word fields too), the first
-match highlighted in the fields asked, matches positions given for every field (as for
-displayed fields), documents in the order stored (`distinct` keeps the first of each value);
-`/multi-search` answers each query in turn.
+next task fail instead of running.
+
+Searching reads `q` as Meilisearch does (parse_q): bare words, quoted phrases, `-word`
+(the one word after the minus) and `-"phrase"` excluded, the last word a prefix when
+nothing follows it; `matchingStrategy` `last` (the default: all words, then fewer from the
+end) or `all`. Matching is deliberately simple: case-insensitive, a Latin word whole (a
+prefix: the words it starts), Japanese anywhere inside a run of kana and kanji (Meilisearch
+cuts those into words; the fake does not), a phrase's words one after the other, in any
+field searched on (the word fields too); a document holding an excluded word or phrase is
+left out. Every match of a required word is highlighted in the fields asked (a prefix's
+letters only), and positions are given for every field (as for displayed fields).
+Documents come in the order stored, the ranking score given by that order; `distinct`
+keeps the first of each value. Filters are parsed as Meilisearch's grammar has them
+(comparisons, IN, EXISTS, NOT, AND, OR, parentheses; parse_filter), on attributes declared
+filterable only. `/multi-search` answers each query in turn, or with `federation` merges
+them as Meilisearch 1.13 does (federated()).
 
 Search by meaning knows `userProvided` embedders only, as Meilisearch 1.13 treats them:
 - the setting `embedders` declares them (PATCH merges, null removes); declaring one, or
@@ -44,6 +55,7 @@ import json
 import math
 import re
 import threading
+from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from werkzeug.wrappers import Request, Response
@@ -70,7 +82,9 @@ SEARCH_PARAMS = {
     "distinct",
     "hybrid",
     "vector",
+    "matchingStrategy",
 }
+FEDERATION_PARAMS = {"offset", "limit", "facetsByIndex", "mergeFacets"}
 SETTINGS = {
     "searchableAttributes",
     "filterableAttributes",
@@ -80,6 +94,7 @@ SETTINGS = {
     "rankingRules",
     "pagination",
     "embedders",
+    "faceting",
 }
 FETCH_PARAMS = {"filter", "fields", "limit", "offset"}
 ID = re.compile(r"[A-Za-z0-9_-]{1,511}")
@@ -92,6 +107,7 @@ SETTING_DEFAULTS = {
     "localizedAttributes": None,
     "pagination": {"maxTotalHits": 1000},
     "embedders": {},
+    "faceting": {"maxValuesPerFacet": 100, "sortFacetValuesBy": {"*": "alpha"}},
 }
 EMBEDDER_FIELDS = {"source", "dimensions", "distribution", "binaryQuantized"}
 VECTORS = "_vectors"
@@ -433,12 +449,19 @@ class FakeMeilisearch:
         return {"results": page, "offset": offset, "limit": limit, "total": len(found)}
 
     def compiled_filter(self, index, text, code):
-        clauses = parse_filter(text, code)
-        filterable = index["settings"].get("filterableAttributes")
-        for field, _op, _values in clauses:
-            if filterable is not None and field not in filterable:
-                raise ApiError(400, code, f"Attribute `{field}` is not filterable.")
-        return lambda doc: all(_holds(doc, clause) for clause in clauses)
+        """The filter as a predicate on documents. As Meilisearch: an attribute not
+        declared filterable is refused, whatever the document holds."""
+        tree = parse_filter(text, code)
+        filterable = index["settings"].get("filterableAttributes") or []
+        for field in _filter_fields(tree):
+            if field not in filterable:
+                raise ApiError(
+                    400,
+                    code,
+                    f"Attribute `{field}` is not filterable. Available filterable attributes"
+                    f" are: `{', '.join(sorted(filterable))}`.",
+                )
+        return lambda doc: _holds(doc, tree)
 
     # -- search ------------------------------------------------------------------------
 
@@ -446,6 +469,35 @@ class FakeMeilisearch:
         unknown = set(body) - SEARCH_PARAMS
         if unknown:
             raise ApiError(400, "bad_request", f"Unknown field `{sorted(unknown)[0]}`")
+        found, semantic_ids, words = self.ranked(index, body)
+        if "page" in body or "hitsPerPage" in body:
+            page, per_page = body.get("page", 1), body.get("hitsPerPage", 20)
+            chosen = found[(page - 1) * per_page : page * per_page]
+            totals = {
+                "hitsPerPage": per_page,
+                "page": page,
+                "totalPages": math.ceil(len(found) / per_page) if per_page else 0,
+                "totalHits": len(found),
+            }
+        else:
+            offset, limit = body.get("offset", 0), body.get("limit", 20)
+            chosen = found[offset : offset + limit]
+            totals = {"offset": offset, "limit": limit, "estimatedTotalHits": len(found)}
+        hits = [self.format_hit(doc, words, body) for doc in chosen]
+        semantic_hits = sum(doc["id"] in semantic_ids for doc in chosen)
+        if body.get("showRankingScore"):
+            first = found.index(chosen[0]) if chosen else 0
+            for n, hit in enumerate(hits):
+                hit["_rankingScore"] = _score(first + n, len(found))
+        answer = {"hits": hits, "query": body.get("q") or "", "processingTimeMs": 0, **totals}
+        if body.get("hybrid") is not None:
+            answer["semanticHitCount"] = semantic_hits
+        return answer
+
+    def ranked(self, index, body):
+        """(every document the search finds, in order, `distinct` applied; the ids of
+        those meaning alone brought; the query's words, None for a search by meaning
+        alone)."""
         kind, ratio, meaning = self.search_kind(index, body)
         settings = index["settings"]
         searchable = settings.get("searchableAttributes") or DEFAULT_SEARCHABLE
@@ -455,14 +507,16 @@ class FakeMeilisearch:
                 raise ApiError(
                     400, "invalid_search_attributes_to_search_on", f"`{field}` not searchable."
                 )
-        # A quoted query is a phrase: matched as the text between the quotes. A search by
-        # meaning alone matches (and so highlights) no word.
-        q = "" if kind == "semantic" else (body.get("q") or "").lower().strip().strip('"')
+        strategy = body.get("matchingStrategy", "last")
+        if strategy not in ("last", "all"):
+            raise ApiError(
+                400, "invalid_search_matching_strategy", "The fake knows `last` and `all`."
+            )
+        # A search by meaning alone matches (and so highlights) no word.
+        words = None if kind == "semantic" else parse_q(body.get("q") or "")
         match = self.compiled_filter(index, body.get("filter"), "invalid_search_filter")
         allowed = [doc for doc in index["documents"].values() if match(doc)]
-        found = [
-            doc for doc in allowed if not q or any(q in str(doc.get(f, "")).lower() for f in on)
-        ]
+        found = allowed if words is None else _matching(allowed, words, on, strategy)
         semantic_ids = set()
         if kind != "keyword":
             ranked = _by_similarity(allowed, *meaning)
@@ -485,35 +539,12 @@ class FakeMeilisearch:
                 raise ApiError(
                     400, "invalid_search_distinct", f"Attribute `{distinct}` is not filterable."
                 )
-            # The best document of each value, and totals that count values.
+            # The best document of each value.
             best = {}
             for doc in found:
                 best.setdefault(doc.get(distinct), doc)
             found = list(best.values())
-        if "page" in body or "hitsPerPage" in body:
-            page, per_page = body.get("page", 1), body.get("hitsPerPage", 20)
-            chosen = found[(page - 1) * per_page : page * per_page]
-            totals = {
-                "hitsPerPage": per_page,
-                "page": page,
-                "totalPages": math.ceil(len(found) / per_page) if per_page else 0,
-                "totalHits": len(found),
-            }
-        else:
-            offset, limit = body.get("offset", 0), body.get("limit", 20)
-            chosen = found[offset : offset + limit]
-            totals = {"offset": offset, "limit": limit, "estimatedTotalHits": len(found)}
-        hits = [self.format_hit(doc, q, body) for doc in chosen]
-        semantic_hits = sum(doc["id"] in semantic_ids for doc in chosen)
-        if body.get("showRankingScore"):
-            # Meilisearch scores in [0, 1]; here the order found gives the score.
-            first = found.index(chosen[0]) if chosen else 0
-            for n, hit in enumerate(hits):
-                hit["_rankingScore"] = round(1 - (first + n) / (len(found) + 1), 6)
-        answer = {"hits": hits, "query": body.get("q") or "", "processingTimeMs": 0, **totals}
-        if body.get("hybrid") is not None:
-            answer["semanticHitCount"] = semantic_hits
-        return answer
+        return found, semantic_ids, words
 
     def search_kind(self, index, body):
         """("keyword" | "semantic" | "hybrid", the semantic ratio, (embedder, vector)) as
@@ -565,9 +596,9 @@ class FakeMeilisearch:
         return "hybrid", ratio, (name, vector)
 
     def multi_search(self, body):
-        """Each query answered as /search would, in order (no federation here)."""
+        """Each query answered as /search would, in order; with `federation`, merged."""
         if body.get("federation") is not None:
-            raise ApiError(400, "bad_request", "The fake does not federate.")
+            return self.federated(body.get("queries") or [], body["federation"])
         results = []
         for query in body.get("queries") or []:
             query = dict(query)
@@ -577,8 +608,115 @@ class FakeMeilisearch:
             results.append({"indexUid": uid, **self.search(self.existing(uid), query)})
         return {"results": results}
 
+    def federated(self, queries, federation):
+        """A federated search as Meilisearch 1.13 answers it (search/federated.rs): every
+        query's documents merged into one list by the sort asked, then weighted ranking
+        score (ties: the earlier query), each document once, where it ranks best;
+        `federation.offset`/`limit` page that list; `estimatedTotalHits` counts the
+        documents of every query (the union of their candidates); `facetsByIndex` counts
+        each facet's values over those documents, in alphabetical order, at most
+        `faceting.maxValuesPerFacet` of them. A query may not page itself."""
+        unknown = set(federation) - FEDERATION_PARAMS
+        if unknown:
+            raise ApiError(400, "bad_request", f"Unknown field `federation.{sorted(unknown)[0]}`")
+        ranked, candidates, semantic, meant = [], {}, False, set()
+        for n, query in enumerate(queries):
+            query = dict(query)
+            uid = query.pop("indexUid", None)
+            weight = (query.pop("federationOptions", None) or {}).get("weight", 1.0)
+            paging = [name for name in ("offset", "limit", "page", "hitsPerPage") if name in query]
+            if paging:
+                raise ApiError(
+                    400,
+                    "invalid_multi_search_query_pagination",
+                    f"Inside `.queries[{n}]`: Using pagination options is not allowed in"
+                    f" federated queries.\n - Hint: remove `{paging[0]}` from query #{n} or"
+                    " remove `federation` from the request",
+                )
+            if uid not in self.indexes:
+                raise ApiError(
+                    400, "index_not_found", f"Inside `.queries[{n}]`: Index `{uid}` not found."
+                )
+            unknown = set(query) - SEARCH_PARAMS
+            if unknown:
+                raise ApiError(400, "bad_request", f"Unknown field `{sorted(unknown)[0]}`")
+            found, by_meaning, words = self.ranked(self.indexes[uid], query)
+            semantic = semantic or query.get("hybrid") is not None
+            meant |= {(uid, doc_id) for doc_id in by_meaning}
+            for position, doc in enumerate(found):
+                score = _score(position, len(found)) * weight
+                ranked.append((n, uid, doc, score, words, query))
+                candidates.setdefault(uid, {})[doc["id"]] = doc
+        ranked.sort(key=lambda item: (-item[3], item[0]))
+        for rule in reversed(_federated_sort(queries)):
+            field, _, direction = rule.partition(":")
+            by_field = _comparer(field, direction == "desc")
+            ranked.sort(key=functools.cmp_to_key(lambda a, b, by=by_field: by(a[2], b[2])))
+        merged, seen = [], set()
+        for n, uid, doc, score, words, query in ranked:
+            if (uid, doc["id"]) not in seen:
+                seen.add((uid, doc["id"]))
+                merged.append((n, uid, doc, score, words, query))
+        offset, limit = federation.get("offset", 0), federation.get("limit", 20)
+        hits = []
+        for n, uid, doc, score, words, query in merged[offset : offset + limit]:
+            hit = self.format_hit(doc, words, query)
+            if query.get("showRankingScore"):
+                hit["_rankingScore"] = round(score, 6)
+            hit["_federation"] = {
+                "indexUid": uid,
+                "queriesPosition": n,
+                "weightedRankingScore": round(score, 6),
+            }
+            hits.append(hit)
+        answer = {
+            "hits": hits,
+            "processingTimeMs": 0,
+            "limit": limit,
+            "offset": offset,
+            "estimatedTotalHits": sum(len(docs) for docs in candidates.values()),
+        }
+        if semantic:
+            page = merged[offset : offset + limit]
+            answer["semanticHitCount"] = sum((uid, doc["id"]) in meant for _, uid, doc, *_ in page)
+        facets = self.facets_by_index(federation.get("facetsByIndex") or {}, candidates)
+        if facets:
+            answer["facetsByIndex"] = facets
+        return answer
+
+    def facets_by_index(self, asked, candidates):
+        """{index: {"distribution", "stats"}} of the facets asked of each index."""
+        answer = {}
+        for uid, fields in asked.items():
+            index = self.indexes.get(uid)
+            if index is None:
+                raise ApiError(400, "index_not_found", f"Index `{uid}` not found.")
+            settings = index["settings"]
+            filterable = settings.get("filterableAttributes") or []
+            most = (settings.get("faceting") or SETTING_DEFAULTS["faceting"])["maxValuesPerFacet"]
+            distribution = {}
+            for field in fields or []:
+                if field not in filterable:
+                    raise ApiError(
+                        400,
+                        "invalid_multi_search_facets",
+                        f"Inside `.federation.facetsByIndex.{uid}`: Invalid facet distribution:"
+                        f" Attribute `{field}` is not filterable.",
+                    )
+                counts = {}
+                for doc in candidates.get(uid, {}).values():
+                    if doc.get(field) is not None:
+                        value = str(doc[field])
+                        counts[value] = counts.get(value, 0) + 1
+                distribution[field] = dict(sorted(counts.items())[:most])
+            answer[uid] = {"distribution": distribution, "stats": {}}
+        return answer
+
     @staticmethod
-    def format_hit(doc, q, body):
+    def format_hit(doc, words, body):
+        """A hit as returned: the document without vectors, and as asked its highlighted
+        and cropped fields (every word of the query found, marked; the excluded ones
+        never) and its matches' positions."""
         hit = {field: value for field, value in doc.items() if field != VECTORS}
         highlighted = body.get("attributesToHighlight") or []
         cropped = body.get("attributesToCrop") or []
@@ -591,21 +729,29 @@ class FakeMeilisearch:
                     formatted[field] = value if value is None else str(value)
                     continue
                 if field in cropped:
-                    value = _crop(value, q, body.get("cropLength", 10), body.get("cropMarker", "…"))
-                if field in highlighted and q:
-                    at = value.lower().find(q)
-                    if at >= 0:
-                        end = at + len(q)
-                        value = value[:at] + pre + value[at:end] + post + value[end:]
+                    value = _crop(
+                        value,
+                        _spans(value, words),
+                        body.get("cropLength", 10),
+                        body.get("cropMarker", "…"),
+                    )
+                if field in highlighted:
+                    value = _marked(value, _spans(value, words), pre, post)
                 formatted[field] = value
             hit["_formatted"] = formatted
         if body.get("showMatchesPosition"):
             positions = {}
             for field, value in hit.items():
-                at = value.lower().find(q) if isinstance(value, str) and q else -1
-                if at >= 0:
-                    start = len(value[:at].encode())  # Meilisearch counts bytes
-                    positions[field] = [{"start": start, "length": len(q.encode())}]
+                spans = _spans(value, words) if isinstance(value, str) else []
+                if spans:
+                    # Meilisearch counts bytes
+                    positions[field] = [
+                        {
+                            "start": len(value[:start].encode()),
+                            "length": len(value[start:end].encode()),
+                        }
+                        for start, end in spans
+                    ]
             hit["_matchesPosition"] = positions
         return hit
 
@@ -635,7 +781,15 @@ class FakeMeilisearch:
 
 # -- filters ---------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|(!=|[\[\],=])|([A-Za-z0-9_.-]+))')
+_TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|(!=|>=|<=|[\[\],=<>()])|([A-Za-z0-9_.-]+))')
+_COMPARISONS = {
+    "=": lambda x, y: x == y,
+    "!=": lambda x, y: x != y,
+    ">": lambda x, y: x > y,
+    ">=": lambda x, y: x >= y,
+    "<": lambda x, y: x < y,
+    "<=": lambda x, y: x <= y,
+}
 
 
 def _tokens(text, code):
@@ -656,65 +810,134 @@ def _tokens(text, code):
 
 
 def parse_filter(text, code):
-    """A filter as a list of (field, op, values) clauses joined by AND. Supports
-    `f = v`, `f != v`, `f IN [v, ...]`, `f EXISTS`, `f NOT EXISTS`."""
+    """A filter string as a tree: ("or" | "and", [trees]), ("not", tree) or ("is", field,
+    operator, values). Reads what Meilisearch's grammar does but `TO`, `IS NULL`, `IS
+    EMPTY` and geo: `f = v`, `f != v`, `f > v` (and >=, <, <=), `f IN [v, ...]`, `f NOT
+    IN [...]`, `f EXISTS`, `f NOT EXISTS`, `NOT`, `AND` before `OR`, parentheses."""
     if text is None:
-        return []
+        return ("and", [])
     if not isinstance(text, str):
         raise ApiError(400, code, "The fake only takes a filter string.")
-    tokens = _tokens(text, code)
-    clauses, at = [], 0
+    reader = _FilterReader(_tokens(text, code), text, code)
+    tree = reader.alternatives()
+    if reader.at != len(reader.tokens):
+        reader.fail()
+    return tree
 
-    def take(kind=None, value=None):
-        nonlocal at
-        if at >= len(tokens):
-            raise ApiError(400, code, f"Filter ends early: `{text}`.")
-        token = tokens[at]
+
+class _FilterReader:
+    def __init__(self, tokens, text, code):
+        self.tokens, self.text, self.code, self.at = tokens, text, code, 0
+
+    def fail(self):
+        raise ApiError(400, self.code, f"Unexpected token in filter `{self.text}`.")
+
+    def peek(self):
+        return self.tokens[self.at][1] if self.at < len(self.tokens) else None
+
+    def take(self, kind=None, value=None):
+        if self.at >= len(self.tokens):
+            raise ApiError(400, self.code, f"Filter ends early: `{self.text}`.")
+        token = self.tokens[self.at]
         if (kind and token[0] != kind) or (value and token[1] != value):
-            raise ApiError(400, code, f"Unexpected `{token[1]}` in `{text}`.")
-        at += 1
+            self.fail()
+        self.at += 1
         return token[1]
 
-    def value():
-        token = tokens[at] if at < len(tokens) else ("end", "")
-        if token[0] not in ("value", "word"):
-            raise ApiError(400, code, f"Was expecting a value in `{text}`.")
-        return take()
+    def value(self):
+        if self.at >= len(self.tokens) or self.tokens[self.at][0] not in ("value", "word"):
+            raise ApiError(400, self.code, f"Was expecting a value in `{self.text}`.")
+        return self.take()
 
-    while True:
-        field = take("word")
-        word = take()
-        if word in ("=", "!="):
-            clauses.append((field, word, [value()]))
-        elif word == "IN":
-            take("symbol", "[")
-            values = [value()]
-            while at < len(tokens) and tokens[at][1] == ",":
-                take()
-                values.append(value())
-            take("symbol", "]")
-            clauses.append((field, "IN", values))
-        elif word == "EXISTS":
-            clauses.append((field, "EXISTS", []))
-        elif word == "NOT":
-            take("word", "EXISTS")
-            clauses.append((field, "NOT EXISTS", []))
-        else:
-            raise ApiError(400, code, f"Unexpected `{word}` in `{text}`.")
-        if at == len(tokens):
-            return clauses
-        take("word", "AND")
+    def alternatives(self):
+        found = [self.conjunction()]
+        while self.peek() == "OR":
+            self.take()
+            found.append(self.conjunction())
+        return found[0] if len(found) == 1 else ("or", found)
+
+    def conjunction(self):
+        found = [self.negation()]
+        while self.peek() == "AND":
+            self.take()
+            found.append(self.negation())
+        return found[0] if len(found) == 1 else ("and", found)
+
+    def negation(self):
+        if self.peek() == "NOT":
+            self.take()
+            return ("not", self.negation())
+        if self.peek() == "(":
+            self.take()
+            inside = self.alternatives()
+            self.take("symbol", ")")
+            return inside
+        return self.condition()
+
+    def condition(self):
+        field = self.take("word")
+        word = self.take()
+        if word in _COMPARISONS:
+            return ("is", field, word, [self.value()])
+        if word == "IN":
+            return ("is", field, "IN", self.listed())
+        if word == "EXISTS":
+            return ("is", field, "EXISTS", [])
+        if word == "NOT":
+            after = self.take("word")
+            if after == "IN":
+                return ("not", ("is", field, "IN", self.listed()))
+            if after == "EXISTS":
+                return ("not", ("is", field, "EXISTS", []))
+        self.fail()
+
+    def listed(self):
+        self.take("symbol", "[")
+        values = [self.value()]
+        while self.peek() == ",":
+            self.take()
+            values.append(self.value())
+        self.take("symbol", "]")
+        return values
 
 
-def _holds(doc, clause):
-    field, op, values = clause
+def _filter_fields(tree):
+    if tree[0] == "is":
+        return [tree[1]]
+    if tree[0] == "not":
+        return _filter_fields(tree[1])
+    return [field for branch in tree[1] for field in _filter_fields(branch)]
+
+
+def _holds(doc, tree):
+    kind = tree[0]
+    if kind == "and":
+        return all(_holds(doc, branch) for branch in tree[1])
+    if kind == "or":
+        return any(_holds(doc, branch) for branch in tree[1])
+    if kind == "not":
+        return not _holds(doc, tree[1])  # a document without the field too, as there
+    _, field, op, values = tree
     if op == "EXISTS":
         return field in doc
-    if op == "NOT EXISTS":
-        return field not in doc
-    equal = field in doc and doc[field] is not None and str(doc[field]) in values
-    # As Meilisearch: != holds for a document without the field too.
-    return not equal if op == "!=" else equal
+    value = doc.get(field)
+    if op == "!=":
+        # As Meilisearch: NOT (f = v), so a document without the field holds it too.
+        return value is None or str(value) != values[0]
+    if value is None:
+        return False
+    if op == "IN":
+        return str(value) in values
+    if op == "=":
+        return str(value) == values[0]
+    # Comparisons are of numbers: a string value or bound matches none.
+    try:
+        bound = float(values[0])
+    except ValueError:
+        return False
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return _COMPARISONS[op](value, bound)
 
 
 def _comparer(field, descending):
@@ -728,14 +951,179 @@ def _comparer(field, descending):
     return compare
 
 
-def _crop(value, q, length, marker):
+# -- words -----------------------------------------------------------------------------------
+
+# Japanese has no spaces: a run of kana and kanji is one token here, and a word of the query
+# matches anywhere inside one (as Meilisearch, which cuts such runs into words, finds most).
+_CJK = "\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_WORD = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+
+
+@dataclass(frozen=True)
+class Words:
+    """A `q` as Meilisearch reads it (milli's parse_query.rs): the terms every document
+    must hold (a word, or a quoted phrase), and those none may (`-word` excludes the
+    word right after the minus only; `-"a phrase"` the phrase). The last word of q is a
+    prefix when nothing, not even a space, follows it."""
+
+    positives: list[tuple[str, ...]]  # each a word (one token) or a phrase's tokens
+    negatives: list[tuple[str, ...]]
+    phrases: frozenset[int]  # positions in `positives` of the phrases
+    prefix: bool  # the last of `positives` is a prefix
+
+
+def parse_q(q):
+    positives, negatives, phrases, prefix = [], [], set(), False
+    at = 0
+    while at < len(q):
+        if q[at].isspace():
+            at += 1
+            continue
+        negative = q[at] == "-" and at + 1 < len(q) and not q[at + 1].isspace()
+        at += negative
+        if q[at] == '"':
+            end = q.find('"', at + 1)
+            tokens = tuple(_WORD.findall(q[at + 1 : len(q) if end < 0 else end].lower()))
+            at = len(q) if end < 0 else end + 1
+            if tokens and negative:
+                negatives.append(tokens)
+            elif tokens:
+                phrases.add(len(positives))
+                positives.append(tokens)
+            continue
+        end = at
+        while end < len(q) and not q[end].isspace() and q[end] != '"':
+            end += 1
+        tokens = list(_WORD.finditer(q[at:end].lower()))
+        for n, token in enumerate(tokens):
+            if negative and n == 0:
+                negatives.append((token.group(),))
+            else:
+                positives.append((token.group(),))
+                prefix = end == len(q) and at + token.end() == end and n == len(tokens) - 1
+        at = end
+    if positives and len(positives) - 1 in phrases:
+        prefix = False
+    return Words(positives, negatives, frozenset(phrases), prefix)
+
+
+def _matching(documents, words, fields, strategy):
+    """The documents that hold the words in `fields`, as `matchingStrategy` asks: `all`
+    of them, or (`last`) all, then all but the last, and so on down to the first; none
+    holding an excluded one."""
+    kept = [
+        doc
+        for doc in documents
+        if not any(_holds_term(doc, fields, (term,)) for term in words.negatives)
+    ]
+    if not words.positives:
+        return kept  # a placeholder search
+    terms = [_located(words, n) for n in range(len(words.positives))]
+    held = [(doc, [_holds_term(doc, fields, term) for term in terms]) for doc in kept]
+    fewest = 1 if strategy == "last" else len(terms)
+    found, seen = [], set()
+    for count in range(len(terms), fewest - 1, -1):
+        for doc, holds in held:
+            if all(holds[:count]) and doc["id"] not in seen:
+                seen.add(doc["id"])
+                found.append(doc)
+    return found
+
+
+def _holds_term(doc, fields, term):
+    """Whether a field of `doc` holds a term: (tokens, prefix?)."""
+    return any(_term_spans(str(doc.get(field) or ""), *term) for field in fields)
+
+
+def _located(words, n):
+    """(tokens, prefix?) of the n-th positive term."""
+    last = n == len(words.positives) - 1
+    return words.positives[n], last and words.prefix
+
+
+def _term_spans(value, tokens, prefix=False):
+    """[start, end) of each match of a term in `value`: a Latin word whole (a prefix: the
+    words it starts, its letters marked), a Japanese one anywhere inside a run; a
+    phrase's tokens one after the other."""
+    found = list(_WORD.finditer(value.lower()))
+    spans = []
+    for first in range(len(found) - len(tokens) + 1):
+        window = found[first : first + len(tokens)]
+        matched = []
+        for n, (token, at) in enumerate(zip(tokens, window, strict=True)):
+            text = at.group()
+            if _CJK_RUN.fullmatch(token):
+                # Inside a run: anywhere alone; else the first ends it, the last starts it.
+                if len(tokens) == 1:
+                    spot = text.find(token)
+                elif n == 0:
+                    spot = len(text) - len(token) if text.endswith(token) else -1
+                elif n == len(tokens) - 1:
+                    spot = 0 if text.startswith(token) else -1
+                else:
+                    spot = 0 if text == token else -1
+                if spot < 0:
+                    break
+                matched.append((at.start() + spot, at.start() + spot + len(token)))
+            elif text == token or (prefix and text.startswith(token)):
+                matched.append((at.start(), at.start() + len(token)))
+            else:
+                break
+        else:
+            spans.append((matched[0][0], matched[-1][1]))
+    return spans
+
+
+def _spans(value, words):
+    """Every match of the query's positive terms in `value` (none for a search by
+    meaning alone: `words` None), joined where they touch."""
+    if words is None:
+        return []
+    spans = []
+    for n in range(len(words.positives)):
+        spans.extend(_term_spans(value, *_located(words, n)))
+    joined = []
+    for start, end in sorted(spans):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def _marked(value, spans, pre, post):
+    out, cursor = [], 0
+    for start, end in spans:
+        out.extend((value[cursor:start], pre, value[start:end], post))
+        cursor = end
+    out.append(value[cursor:])
+    return "".join(out)
+
+
+def _crop(value, spans, length, marker):
+    """`length` words of `value` around its first match (words are cut at spaces)."""
     words = value.split(" ")
     if len(words) <= length:
         return value
-    at = next((n for n, word in enumerate(words) if q and q in word.lower()), 0)
+    at = 0
+    if spans:
+        at = value[: spans[0][0]].count(" ")
     first = max(0, min(at - length // 2, len(words) - length))
     kept = " ".join(words[first : first + length])
     return (marker if first else "") + kept + (marker if first + length < len(words) else "")
+
+
+def _score(position, count):
+    """Meilisearch scores in [0, 1]; here the place in the order found gives the score."""
+    return round(1 - position / (count + 1), 6)
+
+
+def _federated_sort(queries):
+    """The sort a federation merges by: the one its queries share (none when they
+    differ: their ranking scores then)."""
+    sorts = {tuple(query.get("sort") or []) for query in queries}
+    return list(sorts.pop()) if len(sorts) == 1 else []
 
 
 # -- vectors ---------------------------------------------------------------------------------

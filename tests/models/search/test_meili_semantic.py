@@ -332,7 +332,7 @@ def test_a_semantic_query_sends_its_vector_with_hybrid_and_the_ratio(engine, fak
 
     assert searches(fake) == [
         {
-            "q": "Ramen",
+            "q": '"ramen"',
             "attributesToSearchOn": SEARCHABLE,
             "page": 1,
             "hitsPerPage": 20,
@@ -344,6 +344,20 @@ def test_a_semantic_query_sends_its_vector_with_hybrid_and_the_ratio(engine, fak
     assert embedder.queries == ["Ramen"]  # embedded once, as typed
     assert results.semantic_applied is True
     assert [hit.video_id for hit in results.hits] == ["vid1"]
+
+
+def test_a_semantic_query_embeds_its_words_without_operators(engine, fake, embedder, ready):
+    # Given a query with an excluded word, a filter and an OR
+    q = "Ramen OR udon -cup after:2024-01-01"
+
+    # When it is searched by meaning
+    engine.search(SearchQuery(q=q, semantic=True, sr=0.5))
+
+    # Then what is embedded is its words as typed, and each branch sends that vector
+    assert embedder.queries == ["Ramen udon"]
+    [federated] = [body for _, path, body in fake.calls() if path == "/multi-search"]
+    vector = json_vector(ConceptEmbedder().query("Ramen udon"))
+    assert [query["vector"] for query in federated["queries"]] == [vector, vector]
 
 
 def test_results_by_video_send_the_same_vector_in_every_query(engine, fake, embedder, ready):
