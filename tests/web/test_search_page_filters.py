@@ -88,7 +88,8 @@ def test_the_page_offers_targets_sort_and_every_channel_with_favourites_first(cl
     # Targets: the three, all on by default; sort: the four, relevance chosen
     for value, label in (("subtitle", "字幕"), ("title", "タイトル"), ("description", "説明")):
         assert re.search(rf'name="target" value="{value}" checked> {label}', page)
-    assert re.findall(r'<option value="(\w+)"', page) == ["relevance", "newest", "oldest", "views"]
+    [sort] = re.findall(r'<select name="sort".*?</select>', page, re.S)
+    assert re.findall(r'<option value="(\w+)"', sort) == ["relevance", "newest", "oldest", "views"]
     assert '<option value="relevance" selected>' in page
     # Channels: the favourite in its own group first, then the others by title
     favourites = page.index('data-channel-group="favourites"')
