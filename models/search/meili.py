@@ -13,38 +13,30 @@ Meilisearch cuts Japanese into words itself, but spelling variants (シュミレ
 シミュレーション, 藝術 and 芸術) stay apart there. So each document also carries the
 dictionary's normalised forms of its searchable fields' words (`textWords`, `titleWords`,
 `descriptionWords`, from analysis.py), searchable after the fields as written, and a query
-term whose forms differ from how it was typed is sent as its forms (_required_q).
+term whose forms differ from how it was typed is sent as its forms (meili_request).
 
-The query language (query.py) is sent as Meilisearch 1.13 reads `q`, never as typed:
-- each branch's q (below) holds the excluded terms first, as the negative operator (`-word`
-  for one Latin word, `-"..."` otherwise: a `-` excludes the one word after it, and
-  Meilisearch may cut Japanese into several), then the required terms: a term typed in
-  quotes as a phrase, a bare one as its words (their normalised forms when those differ);
-  `matchingStrategy: "all"` makes every word count, as on the embedded engine;
-- Meilisearch matches the last word of q as a prefix, and no other: a prefix term (`word*`)
-  goes last; without one, a Latin last word is quoted (a phrase of one word is matched
-  whole). A Japanese last word stays a prefix: both engines find Japanese inside words;
-- filters are filter expressions ANDed to the channel and kind clauses of every query sent,
-  on fields every document of a video carries (`publishedAtTs`, `durationSeconds`,
-  `subtitleType`, `subtitleLanguage`, `viewCount`; null, so matching no filter, when unknown);
+A search sends the query language (query.py) as the requests meili_request.py builds (the
+`q` of each branch, its filters) and answers with the hits meili_answer.py builds. What a
+search costs is decided here:
+- a query of one branch (no OR) is one search, paged by number: its total is exact;
 - OR: q has none. Each combination of one alternative per group is a branch with its own
   q, and a query of several branches is one federated multi-search (one query per branch,
-  Meilisearch merging their hits by ranking score, each document once). Hits: the
-  federation's page and its `estimatedTotalHits`, the documents of every branch (the union
-  of their candidates): exact, as a search's totalHits. Results by video: each branch asks
+  Meilisearch merging their hits by ranking score, each document once). The cost grows
+  with the product of the groups' sizes, so the API refuses more than MAX_BRANCHES (16)
+  branches before a query reaches the engine (bounds.py). Hits: the federation's page and
+  its `estimatedTotalHits`, the documents of every branch (the union of their
+  candidates): exact, as a search's totalHits. Results by video: each branch asks
   distinct videos, but the federation keeps documents, not videos, apart, so a video may
   come once per branch; the merged list is read from its start far enough for the page
   (at most page x perPage x branches entries) and cut here to each video's best entry,
   and the videos are counted by the facet `videoId` over every branch's candidates: exact
   up to TOTAL_VIDEOS_CAP, as a one-branch search's. Each video's moments and video
-  document are asked once per branch and merged here by ranking score;
+  document are asked once per branch and merged by ranking score (meili_request.per_video);
 - a branch of several prefix terms: one q holds one prefix only, so its q keeps the last
   and the others are checked here on its hits (a Latin word starting so in a field
   searched). That needs every hit in hand: such a query reads at most SCAN_DEPTH documents
   per branch (one multi-search, merged here), and its pages and counts are exact when
-  fewer match, else they cover the first SCAN_DEPTH of each branch (correct hits, fewer);
-- highlights mark every required term: Meilisearch's marks when the query is simple (they
-  cover one branch only, and a prefix's letters, not its word), else our own.
+  fewer match, else they cover the first SCAN_DEPTH of each branch (correct hits, fewer).
 
 Search by meaning uses our vectors (embedder.py), not Meilisearch's: the index declares a
 `userProvided` embedder named `default` with the model's dimensions, each document carries
@@ -56,17 +48,12 @@ operators, filters or excluded words), embedded here, with `hybrid` on each of i
 
 from __future__ import annotations
 
-import functools
-import html
-import itertools
 import logging
-import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import meilisearch
@@ -85,10 +72,8 @@ from models.search.analysis import analyse
 from models.search.base import (
     DEFAULT_TIME_BUDGET_MS,
     INDEX_NAME,
-    MOMENTS_PER_VIDEO,
     TOTAL_VIDEOS_CAP,
     Document,
-    Hit,
     IndexedVideo,
     IndexNotReady,
     SearchBusy,
@@ -97,46 +82,47 @@ from models.search.base import (
     SearchResults,
     SearchUnavailable,
     Segment,
-    VideoHit,
     VideoResults,
 )
 from models.search.embedder import Embedder, NoEmbedder
-from models.search.moments import merge_overlapping
-from models.search.query import Filters, Query, parse_search
-from models.search.segments import transcript
-from models.search.text import (
-    ASCII_WORD,
-    CJK_RUN,
-    Term,
-    crop,
-    make_term,
-    matches,
-    normalize,
-    unify_long_vowels,
+from models.search.meili_answer import build_hit, build_video, videos_of_scan
+from models.search.meili_fields import (
+    EMBEDDER,
+    POST_TAG,
+    PRE_TAG,
+    QUERY_FILTERS,
+    SEARCHABLE_ATTRIBUTES,
+    WORD_FIELDS,
+    equals,
+    quote,
+    unix_seconds,
 )
-from models.search.text import highlight as highlight_terms
+from models.search.meili_request import (
+    SORT_RULES,
+    TARGET_FIELDS,
+    TARGET_KINDS,
+    QueryPlan,
+    branch_queries,
+    facet_values,
+    first_of_each_video,
+    merge_ranked,
+    per_video,
+    plan_query,
+    search_params,
+    semantic_params,
+    video_queries,
+)
+from models.search.query import Query
+from models.search.segments import transcript
+from models.search.text import normalize, unify_long_vowels
 
 log = logging.getLogger(__name__)
 
 PRIMARY_KEY = "id"
-SURFACE_FIELDS = ["title", "text", "description"]
-# Searchable field -> the field holding the normalised forms of its words (word_forms).
-WORD_FIELDS = {"title": "titleWords", "text": "textWords", "description": "descriptionWords"}
-# The fields as written come first: the ranking rule `attribute` then puts a match of what
-# was said before a match through a spelling variant only.
-SEARCHABLE_ATTRIBUTES = [*SURFACE_FIELDS, *(WORD_FIELDS[field] for field in SURFACE_FIELDS)]
 # The field naming the model a document's vector was made by. Meilisearch's userProvided
 # embedder records its dimensions only, so this is how a change to a model of the same
 # dimensions is seen: apply_settings asks whether documents of another model remain.
 VECTOR_MODEL = "vectorModel"
-# What the query language's filters read (query.py, filter_clauses), on every document.
-QUERY_FILTERS = [
-    "publishedAtTs",
-    "durationSeconds",
-    "subtitleType",
-    "subtitleLanguage",
-    "viewCount",
-]
 FILTERABLE_ATTRIBUTES = ["videoId", "channelId", "kind", VECTOR_MODEL, *QUERY_FILTERS]
 SETTINGS = {
     "searchableAttributes": SEARCHABLE_ATTRIBUTES,
@@ -146,7 +132,7 @@ SETTINGS = {
     # The word fields stay displayed: Meilisearch reports `_matchesPosition` for displayed
     # fields only, and a title found through its words alone must still count as a title
     # match. No reader sees them: hits are built from the named fields, and they are not
-    # highlighted (HIGHLIGHTED_FIELDS).
+    # highlighted (meili_request.HIGHLIGHTED_FIELDS).
     "displayedAttributes": ["*"],
     # totalHits is exact only up to maxTotalHits (1000 by default); the API promises
     # exact totals and pages.
@@ -179,30 +165,12 @@ FIELDS = {
     "fingerprint": "fingerprint",
 }
 OPTIONAL_FIELDS = {"text", "start", "end", "title", "description", "fingerprint"}
-HIGHLIGHTED_FIELDS = ("text", "title", "description")
 # What a channel refresh may change on its documents (the same rule as the embedded engine).
 CHANNEL_FIELDS = {"subscriber_count", "channel_title"}
 # What a change on the platform may update on a video's documents: `video_title` on each,
 # `title` on its video document only (subtitle documents are not found by the title).
 VIDEO_FIELDS = {"video_title", "title"}
 
-TARGET_FIELDS = {"subtitle": "text", "title": "title", "description": "description"}
-TARGET_KINDS = {"subtitle": "subtitle", "title": "video", "description": "video"}
-SORT_RULES = {
-    "relevance": [],
-    "newest": ["publishedAtTs:desc"],
-    "oldest": ["publishedAtTs:asc"],
-    "views": ["viewCount:desc"],
-}
-
-# Meilisearch puts these around matches. Control characters never reach the index (documents
-# are cleaned of them), so after html.escape they can only be our markers; a tag like "<mark>"
-# could not be told apart from the same characters in a subtitle.
-PRE_TAG = "\u0002"
-POST_TAG = "\u0003"
-CROP_LENGTH = 40  # words of a description shown around its match
-
-EMBEDDER = "default"
 USER_PROVIDED = "userProvided"
 # Errors meaning "no semantic search here", after which a keyword search can still answer: no
 # embedder of that name (an index not set up since the model was configured), one of other
@@ -221,9 +189,6 @@ SEMANTIC_UNAVAILABLE = {
 VECTOR_DECIMALS = 8
 
 PAGE_SIZE = 1000  # documents per fetch page and per partial-update batch
-# Subtitle hits asked for each video of a grouped page: overlapping segments find the same
-# words twice and fold into one moment, so a few more than the moments shown.
-MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
 # Documents read per branch of a query whose prefix terms are checked here (_scanned).
 SCAN_DEPTH = 2 * TOTAL_VIDEOS_CAP
 # Videos per delete task of replace_videos: keeps each filter string a few tens of KB.
@@ -393,7 +358,7 @@ class MeilisearchEngine:
     def _holds_another_model(self, index: Index) -> bool:
         """Whether some document holds a vector of another model than ours (of the same
         dimensions: the embedder's say nothing of the model)."""
-        other = f"{VECTOR_MODEL} EXISTS AND {VECTOR_MODEL} != {_quote(self.embedder.model)}"
+        other = f"{VECTOR_MODEL} EXISTS AND {VECTOR_MODEL} != {quote(self.embedder.model)}"
         found = index.get_documents({"filter": other, "fields": ["id"], "limit": 1})
         return bool(found.results)
 
@@ -432,7 +397,7 @@ class MeilisearchEngine:
         with _engine_errors(what):
             index = self._index()
             for first in range(0, len(ids), DELETE_CHUNK):
-                listed = ", ".join(_quote(v) for v in ids[first : first + DELETE_CHUNK])
+                listed = ", ".join(quote(v) for v in ids[first : first + DELETE_CHUNK])
                 deleted = index.delete_documents(filter=f"videoId IN [{listed}]")
                 self._wait(index, deleted, "deleting the old documents")
             model = self.embedder.model if self.embedder.loaded else None
@@ -443,7 +408,7 @@ class MeilisearchEngine:
     def delete_video_documents(self, video_id: str) -> None:
         with _engine_errors(f"deleting the documents of video {video_id}"):
             index = self._index()
-            deleted = index.delete_documents(filter=_equals("videoId", video_id))
+            deleted = index.delete_documents(filter=equals("videoId", video_id))
             self._wait(index, deleted, "deleting the documents")
 
     def update_channel_documents(self, channel_id: str, values: Mapping[str, object]) -> int:
@@ -455,7 +420,7 @@ class MeilisearchEngine:
             return 0
         with _engine_errors(f"updating the documents of channel {channel_id}"):
             index = self._index()
-            listed = self._fetch_all(index, _equals("channelId", channel_id), ["id"])
+            listed = self._fetch_all(index, equals("channelId", channel_id), ["id"])
             return self._update_partially(index, [{"id": doc["id"], **fields} for doc in listed])
 
     def update_video_documents(self, video_id: str, values: Mapping[str, object]) -> int:
@@ -470,7 +435,7 @@ class MeilisearchEngine:
         searchable = _searchable("title", values["title"]) if "title" in values else {}
         with _engine_errors(f"updating the documents of video {video_id}"):
             index = self._index()
-            listed = self._fetch_all(index, _equals("videoId", video_id), ["id", "kind"])
+            listed = self._fetch_all(index, equals("videoId", video_id), ["id", "kind"])
             return self._update_partially(
                 index,
                 [
@@ -697,7 +662,7 @@ class MeilisearchEngine:
         with _engine_errors("searching"), self._budget() as client:
             if plan.scanned:
                 found, semantic_applied = self._scanned(client(), query, plan, vector)
-                return _videos_of_scan(found, query, plan, targets, semantic_applied)
+                return videos_of_scan(found, query, targets, plan.read.terms, semantic_applied)
             if plan.federated:
                 best, total, semantic_applied = self._federated_videos(client, query, plan, vector)
             else:
@@ -759,13 +724,13 @@ class MeilisearchEngine:
             if len(best) >= needed or len(response["hits"]) < limit or limit >= most:
                 break
             limit = min(2 * limit, most)
-        counted = _facet_values(response, "videoId")
+        counted = facet_values(response, "videoId")
         total = len(best) if counted is None else max(counted, len(best))
         first = (query.page - 1) * query.per_page
         return best[first : first + query.per_page], total, semantic_applied
 
     def video_segments(self, video_id: str) -> list[Segment]:
-        filter_ = f"{_equals('videoId', video_id)} AND {_equals('kind', 'subtitle')}"
+        filter_ = f"{equals('videoId', video_id)} AND {equals('kind', 'subtitle')}"
         with _engine_errors(f"reading the subtitles of video {video_id}"):
             docs = list(self._fetch_all(self._index(), filter_, ["start", "end", "text"]))
         segments = [Segment(start=d["start"], end=d["end"], text=d.get("text", "")) for d in docs]
@@ -800,7 +765,7 @@ class MeilisearchEngine:
         return [{"name": key.name, "key": key.key} for key in found.results]
 
 
-# -- request and response shapes ----------------------------------------------------------
+# -- documents as stored ------------------------------------------------------------------
 
 
 def index_document(document: Document, model: str | None = None) -> dict[str, Any]:
@@ -815,7 +780,7 @@ def index_document(document: Document, model: str | None = None) -> dict[str, An
             stored.update(_searchable(field, value))
         else:
             stored[field] = value
-    stored["publishedAtTs"] = _unix_seconds(document.published_at)
+    stored["publishedAtTs"] = unix_seconds(document.published_at)
     if model is not None:
         vector = None if document.vector is None else json_vector(document.vector)
         stored["_vectors"] = {EMBEDDER: vector}
@@ -842,455 +807,6 @@ def word_forms(text: str) -> str:
     word meets a document's whatever its spelling and whichever unit it is."""
     found = analyse(normalize(text))
     return " ".join(word.form for run in found.runs() for word in run)
-
-
-# -- the query language -------------------------------------------------------------------
-
-Branch = tuple[Term, ...]
-# A quoted part of a query as query.py reads it: the phrase runs to its closing quote, or
-# to the end when it has none.
-QUOTED = re.compile(r'"([^"]*)"?|＂([^＂]*)＂?|“([^”]*)”?')
-
-
-@dataclass(frozen=True)
-class QueryPlan:
-    """A query as sent to Meilisearch: the parsed query, the `q` of each branch, and for
-    each branch the prefix terms its q leaves out, checked here on its hits (a q holds
-    one prefix: its last word)."""
-
-    read: Query
-    qs: tuple[str, ...]
-    checked: tuple[Branch, ...]
-
-    @property
-    def federated(self) -> bool:
-        return len(self.qs) > 1
-
-    @property
-    def scanned(self) -> bool:
-        return any(self.checked)
-
-    def holds(self, branch: int, hit: Mapping[str, Any], fields: list[str]) -> bool:
-        """Whether a hit of `branch` holds a word starting with each prefix its q left
-        out, in one of the `fields` searched. A hit no word matched, found by meaning
-        alone, is kept as meaning finds it: no word of the query has to be in it."""
-        if not hit.get("_matchesPosition"):
-            return True
-        texts = [str(hit.get(field) or "") for field in fields]
-        return all(any(matches(text, [term]) for text in texts) for term in self.checked[branch])
-
-
-@functools.lru_cache(maxsize=1024)
-def plan_query(q: str) -> QueryPlan:
-    """The plan of `q`, which the API has read already (parse_search)."""
-    read = parse_search(q)
-    phrases = _phrases(q)
-    branches = list(itertools.product(*read.groups))
-    checked = tuple(tuple(t for t in branch if t.prefix)[:-1] for branch in branches)
-    qs = tuple(branch_q(branch, read.excluded, phrases) for branch in branches)
-    return QueryPlan(read=read, qs=qs, checked=checked)
-
-
-def _phrases(q: str) -> frozenset[str]:
-    """The terms (as Term.text) typed in quotes in `q`."""
-    found = set()
-    for part in QUOTED.finditer(q):
-        inside = next(group for group in part.groups() if group is not None)
-        term = make_term(inside)
-        if term is not None:
-            found.add(term.text)
-    return frozenset(found)
-
-
-def branch_q(branch: Branch, excluded: tuple[Term, ...], phrases: frozenset[str]) -> str:
-    """The `q` of one branch: the excluded terms first, then the required ones in the
-    order typed and a prefix term last (Meilisearch matches the last word of q as a prefix,
-    and only it); with no prefix term, a Latin last word is quoted, as a phrase of one
-    word is matched whole. A branch of several prefix terms keeps its last one; the
-    others are checked on its hits (QueryPlan.holds)."""
-    parts = [part for term in excluded for part in _excluded_q(term)]
-    required = [_required_q(term, phrases) for term in branch if not term.prefix]
-    prefixes = [term for term in branch if term.prefix]
-    if prefixes:
-        required.append(prefixes[-1].text)
-    elif required and not required[-1].endswith('"'):
-        *before, last = required[-1].split(" ")
-        if not CJK_RUN.search(last):
-            # Japanese is found inside longer words on both engines, so only a Latin last
-            # word needs to be matched whole.
-            required[-1] = " ".join([*before, f'"{last}"'])
-    return unify_long_vowels(" ".join(parts + required))
-
-
-def _required_q(term: Term, phrases: frozenset[str]) -> str:
-    """A required term as q holds it: a phrase as typed; a bare term as its words, and
-    a Japanese one whose words' normalised forms are not how it was typed as those forms
-    (シュミレーション as シミュレーション), which the documents' word fields hold whatever
-    their spelling."""
-    if term.text in phrases:
-        return f'"{term.text}"'
-    return " ".join(_forms(term) or [term.text])
-
-
-def _excluded_q(term: Term) -> list[str]:
-    """An excluded term as Meilisearch's negative operator: `-word` for one Latin word,
-    else `-"..."` (its `-` excludes one word only, and Meilisearch may cut Japanese into
-    several); and its words' normalised forms too when they differ, as a required term
-    is found by them."""
-    texts = [term.text]
-    forms = _forms(term)
-    if forms:
-        texts.append(" ".join(forms))
-    return [f"-{text}" if ASCII_WORD.fullmatch(text) else f'-"{text}"' for text in texts]
-
-
-def _forms(term: Term) -> list[str]:
-    """The normalised forms of a one-part Japanese term's words when they are not how it
-    was typed; [] otherwise."""
-    if not term.words or " " in term.text:
-        return []
-    forms = list(term.forms[0])
-    return [] if "".join(forms) == term.text else forms
-
-
-def filter_clauses(filters: Filters) -> list[str]:
-    """The query's filters as Meilisearch filter expressions. A document without the
-    field (a video without subtitles, its views hidden) matches none of them."""
-    clauses = []
-    if filters.published_from is not None:
-        clauses.append(f"publishedAtTs >= {_unix_seconds(filters.published_from)}")
-    if filters.published_until is not None:
-        clauses.append(f"publishedAtTs < {_unix_seconds(filters.published_until)}")
-    bounds = (
-        ("durationSeconds", filters.min_duration, filters.max_duration),
-        ("viewCount", filters.min_views, filters.max_views),
-    )
-    for field, low, high in bounds:
-        if low is not None:
-            clauses.append(f"{field} >= {low}")
-        if high is not None:
-            clauses.append(f"{field} <= {high}")
-    if filters.subtitle_type is not None:
-        clauses.append(_equals("subtitleType", filters.subtitle_type))
-    if filters.language is not None:
-        clauses.append(_equals("subtitleLanguage", filters.language))
-    return clauses
-
-
-def search_params(query: SearchQuery, read: Query) -> dict[str, Any]:
-    """The search body, without `q` (the client adds it) and without what makes it one by
-    meaning (semantic_params)."""
-    targets = query.targets or tuple(TARGET_FIELDS)  # no target means everywhere
-    unknown = set(targets) - set(TARGET_FIELDS)
-    if unknown or query.sort not in SORT_RULES:
-        raise ValueError(f"unknown search target or sort: {sorted(unknown) or query.sort}")
-    clauses = []
-    if query.channels:
-        clauses.append(f"channelId IN [{', '.join(_quote(c) for c in query.channels)}]")
-    kinds = {TARGET_KINDS[t] for t in targets}
-    if len(kinds) == 1:
-        # attributesToSearchOn only limits keyword matching; the semantic half of a hybrid
-        # search would still bring the other kind of document.
-        clauses.append(_equals("kind", kinds.pop()))
-    clauses.extend(filter_clauses(read.filters))
-    wanted = {TARGET_FIELDS[t] for t in targets}
-    wanted |= {WORD_FIELDS[field] for field in wanted}
-    params: dict[str, Any] = {
-        "attributesToSearchOn": [f for f in SEARCHABLE_ATTRIBUTES if f in wanted],
-        "page": query.page,
-        "hitsPerPage": query.per_page,  # page-based, so totalHits is exact
-        "attributesToHighlight": list(HIGHLIGHTED_FIELDS),
-        "highlightPreTag": PRE_TAG,
-        "highlightPostTag": POST_TAG,
-        "attributesToCrop": ["description"],
-        "cropLength": CROP_LENGTH,
-        "showMatchesPosition": True,
-        # Every word must match, as on the embedded engine (Meilisearch's default drops
-        # words from the end until something matches).
-        "matchingStrategy": "all",
-    }
-    if clauses:
-        params["filter"] = " AND ".join(clauses)
-    if SORT_RULES[query.sort]:
-        params["sort"] = SORT_RULES[query.sort]
-    return params
-
-
-def branch_queries(query: SearchQuery, plan: QueryPlan) -> list[dict[str, Any]]:
-    """One query of a multi-search per branch: the search body with the branch's q, not
-    paged (a federation pages its merged hits; a query of it may not)."""
-    base = search_params(query, plan.read)
-    for paging in ("page", "hitsPerPage"):
-        base.pop(paging)
-    return [{"indexUid": INDEX_NAME, "q": q, **base} for q in plan.qs]
-
-
-def semantic_params(query: SearchQuery, vector: list[float]) -> dict[str, Any]:
-    """What makes a search one by meaning too: the query's vector and how much meaning
-    counts (`semanticRatio` 0 is Meilisearch's keyword search, 1 its search by meaning
-    alone, as `sr` means)."""
-    return {"hybrid": {"embedder": EMBEDDER, "semanticRatio": query.sr}, "vector": vector}
-
-
-def video_queries(
-    query: SearchQuery, plan: QueryPlan, video_ids: list[str], vector: list[float] | None
-) -> list[dict[str, Any]]:
-    """For each video, in order: its best subtitle hits, then its video document, each
-    asked once per branch (per_video merges them); each query limited to that video and
-    the query's filters (`kind` alone when the targets leave the other out), by meaning
-    too when there is the query's vector."""
-    base = search_params(query, plan.read)
-    for unused in ("page", "hitsPerPage", "filter"):
-        base.pop(unused, None)  # the filter is rebuilt per video below
-    base["showRankingScore"] = True
-    if vector is not None:
-        base.update(semantic_params(query, vector))
-    targets = query.targets or tuple(TARGET_FIELDS)
-    narrowed = filter_clauses(plan.read.filters)
-    queries: list[dict[str, Any]] = []
-    for video_id in video_ids:
-        for kind, limit in (("subtitle", MOMENT_CANDIDATES), ("video", 1)):
-            wanted = kind in {TARGET_KINDS[t] for t in targets}
-            clauses = [_equals("videoId", video_id), _equals("kind", kind), *narrowed]
-            queries.extend(
-                {
-                    **base,
-                    "indexUid": INDEX_NAME,
-                    "q": q,
-                    "filter": " AND ".join(clauses),
-                    "limit": limit if wanted else 0,
-                }
-                for q in plan.qs
-            )
-    return queries
-
-
-def per_video(
-    results: Sequence[Mapping[str, Any]], videos: int, branches: int
-) -> list[tuple[list[dict[str, Any]], dict[str, Any] | None]]:
-    """The answers of video_queries: for each video, its subtitle hits and its video
-    document's hit (None when it did not match), each branch's merged (merge_ranked)."""
-    answers = []
-    for n in range(videos):
-        first = 2 * n * branches
-        subtitles = merge_ranked([r["hits"] for r in results[first : first + branches]])
-        metas = merge_ranked([r["hits"] for r in results[first + branches : first + 2 * branches]])
-        answers.append((subtitles[:MOMENT_CANDIDATES], metas[0] if metas else None))
-    return answers
-
-
-def merge_ranked(
-    lists: Sequence[Sequence[Mapping[str, Any]]], sort: list[str] | None = None
-) -> list[dict[str, Any]]:
-    """Hits of several queries as one list, each document once: by the `sort` rules
-    asked, then ranking score (ties: the earlier query first), as a federation merges
-    them. A document found by several keeps its best place and every query's matches
-    positions, so whichever side of an OR matched a field counts."""
-    ranked = []
-    for n, hits in enumerate(lists):
-        for hit in hits:
-            ranked.append((n, hit))
-    ranked.sort(key=lambda item: -float(item[1].get("_rankingScore", 0.0)))
-    for rule in reversed(sort or []):
-        field, _, direction = rule.partition(":")
-        ranked.sort(key=functools.cmp_to_key(_by_field(field, descending=direction == "desc")))
-    merged: dict[str, dict[str, Any]] = {}
-    for _, hit in ranked:
-        kept = merged.get(hit["id"])
-        if kept is None:
-            merged[hit["id"]] = dict(hit)
-            continue
-        positions = {**(hit.get("_matchesPosition") or {})}
-        positions.update(kept.get("_matchesPosition") or {})
-        kept["_matchesPosition"] = positions
-    return list(merged.values())
-
-
-def _by_field(
-    field: str, *, descending: bool
-) -> Callable[[tuple[int, Mapping[str, Any]], tuple[int, Mapping[str, Any]]], int]:
-    """A comparison of hits by `field`; hits without it last, as Meilisearch sorts."""
-
-    def compare(left: tuple[int, Mapping[str, Any]], right: tuple[int, Mapping[str, Any]]) -> int:
-        x, y = left[1].get(field), right[1].get(field)
-        if x is None or y is None:
-            return (x is None) - (y is None)
-        result = int(x > y) - int(x < y)
-        return -result if descending else result
-
-    return compare
-
-
-def first_of_each_video(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each video's first hit, in order."""
-    seen: dict[str, dict[str, Any]] = {}
-    for hit in hits:
-        seen.setdefault(hit["videoId"], hit)
-    return list(seen.values())
-
-
-def _facet_values(response: Mapping[str, Any], field: str) -> int | None:
-    """How many values of `field` a federation's facets of our index counted (None when
-    it gave none)."""
-    facets = (response.get("facetsByIndex") or {}).get(INDEX_NAME) or {}
-    distribution = (facets.get("distribution") or {}).get(field)
-    return None if not isinstance(distribution, Mapping) else len(distribution)
-
-
-def _videos_of_scan(
-    found: list[dict[str, Any]],
-    query: SearchQuery,
-    plan: QueryPlan,
-    targets: tuple[str, ...],
-    semantic_applied: bool,
-) -> VideoResults:
-    """Results by video from every document found (_scanned): each video at its best
-    document, its moments and video document among those found."""
-    by_video: dict[str, list[dict[str, Any]]] = {}
-    for hit in found:
-        by_video.setdefault(hit["videoId"], []).append(hit)
-    first = (query.page - 1) * query.per_page
-    page = list(by_video.items())[first : first + query.per_page]
-    videos = []
-    for _, hits in page:
-        subtitles = [hit for hit in hits if hit.get("kind") == "subtitle"][:MOMENT_CANDIDATES]
-        meta = next((hit for hit in hits if hit.get("kind") == "video"), None)
-        videos.append(build_video(hits[0], subtitles, meta, targets, plan.read.terms, own=True))
-    total = len(by_video)
-    return VideoResults(
-        total_videos=min(total, TOTAL_VIDEOS_CAP),
-        more_than_cap=total > TOTAL_VIDEOS_CAP,
-        videos=videos,
-        semantic_applied=semantic_applied,
-    )
-
-
-# -- answers ------------------------------------------------------------------------------
-
-
-def build_video(
-    best: Mapping[str, Any],
-    subtitles: Sequence[Mapping[str, Any]],
-    meta: Mapping[str, Any] | None,
-    targets: tuple[str, ...],
-    terms: list[Term],
-    *,
-    own: bool = False,
-) -> VideoHit:
-    """One video of a grouped answer from its best document, its best subtitle hits and
-    its video document when that matched (`own`: build_hit)."""
-    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets, terms, own=own))]
-    moments = merge_overlapping(hits, limit=MOMENTS_PER_VIDEO)
-    matched = ["subtitle"] if moments else []
-    if meta is not None:
-        positions = _positions(meta, terms, own=own)
-        matched.extend(
-            t for t in ("title", "description") if t in targets and _matched(positions, t)
-        )
-        if not matched:
-            # Found by the meaning of its title and description, no word of the query in
-            # them: shown as its title, as a flat search shows it.
-            matched.append(_video_field(positions, targets))
-    return VideoHit(
-        video_id=best["videoId"],
-        video_title=best.get("videoTitle", ""),
-        channel_id=best["channelId"],
-        channel_title=best.get("channelTitle", ""),
-        published_at=best.get("publishedAt", ""),
-        thumbnail_url=best.get("thumbnailUrl"),
-        score=float(best.get("_rankingScore", 0.0)),
-        moments=moments,
-        matched_in=tuple(matched),
-    )
-
-
-def build_hit(
-    raw: Mapping[str, Any], targets: tuple[str, ...], terms: list[Term], *, own: bool = False
-) -> Hit | None:
-    """One search hit, or None for a document that is not one of ours. `terms` (every
-    term a match may hold) mark a hit that Meilisearch did not: one found through its
-    words only, or by meaning; and every hit when `own`: Meilisearch marks the words of
-    one branch only (one side of an OR) and a prefix's letters, not its word."""
-    kind = raw.get("kind")
-    if kind == "subtitle":
-        matched_in, field = "subtitle", "text"
-    elif kind == "video":
-        positions = _positions(raw, terms, own=own)
-        matched_in = field = _video_field(positions, targets)
-    else:
-        return None
-    formatted = (raw.get("_formatted") or {}).get(field)
-    if not isinstance(formatted, str):
-        formatted = raw.get(field) or ""
-    if PRE_TAG in formatted and not own:
-        # What the highlight shows, without marks: the whole field, or for a description
-        # the cropped part around the match (as the embedded engine does).
-        shown, marked = formatted.replace(PRE_TAG, "").replace(POST_TAG, ""), highlight(formatted)
-    else:
-        # Meilisearch marked nothing: found through the words of a spelling variant, or by
-        # meaning alone, where no word of the query may be there to mark.
-        shown, marked = own_highlight(raw.get(field) or "", field, terms)
-    return Hit(
-        video_id=raw["videoId"],
-        video_title=raw.get("videoTitle", ""),
-        channel_id=raw["channelId"],
-        channel_title=raw.get("channelTitle", ""),
-        published_at=raw.get("publishedAt", ""),
-        thumbnail_url=raw.get("thumbnailUrl"),
-        matched_in=matched_in,
-        start=raw.get("start") if kind == "subtitle" else None,
-        end=raw.get("end") if kind == "subtitle" else None,
-        text=shown,
-        highlight=marked,
-    )
-
-
-def own_highlight(text: str, field: str, terms: list[Term]) -> tuple[str, str]:
-    """The text shown and its highlight by our own matching, for a hit Meilisearch marked
-    nothing in (found through the words of a spelling variant, or by meaning alone) or
-    marked in part: a description cropped around its first match, as the embedded engine
-    does."""
-    shown = crop(text, terms) if field == "description" else text
-    return shown, highlight_terms(shown, terms)
-
-
-def _positions(raw: Mapping[str, Any], terms: list[Term], *, own: bool) -> Mapping[str, Any]:
-    """A video document's `_matchesPosition`; with `own`, the title and description our
-    own matching finds the terms in as well (Meilisearch reports the matches of one
-    branch of an OR)."""
-    positions: Mapping[str, Any] = raw.get("_matchesPosition") or {}
-    if not own:
-        return positions
-    found = dict(positions)
-    for field in ("title", "description"):
-        if field not in found and matches(str(raw.get(field) or ""), terms):
-            found[field] = [{"start": 0, "length": 0}]  # matched; where is not read
-    return found
-
-
-def _video_field(positions: Mapping[str, Any], targets: tuple[str, ...]) -> str:
-    """Which field of a video document a hit shows: the title when it matched or the
-    description is not searched, else the description when it matched; a document found by
-    meaning alone (its title and description together) shows its title unless only the
-    description is searched."""
-    if "title" in targets and _matched(positions, "title"):
-        return "title"
-    if "description" not in targets:
-        return "title"
-    if _matched(positions, "description") or "title" not in targets:
-        return "description"
-    return "title"
-
-
-def _matched(positions: Mapping[str, Any], field: str) -> bool:
-    """Whether a hit's `_matchesPosition` has a match in `field`, as written or through
-    its words."""
-    return field in positions or WORD_FIELDS[field] in positions
-
-
-def highlight(formatted: str) -> str:
-    """Meilisearch's formatted text as HTML: escaped, with <mark> around matches."""
-    return html.escape(formatted).replace(PRE_TAG, "<mark>").replace(POST_TAG, "</mark>")
 
 
 # Fields every document of a video carries alike, IndexedVideo attribute -> index field.
@@ -1368,29 +884,12 @@ def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _quote(value: str) -> str:
-    """A filter string literal. Inside double quotes Meilisearch reads \\" as a quote and \\\\
-    as a backslash, so an id holding either cannot end the literal early."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _equals(field: str, value: str) -> str:
-    return f"{field} = {_quote(value)}"
-
-
 def _clean(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     # Meilisearch folds width and case itself; long-vowel marks it does not, so the
     # documents (and queries) carry ー for each variant after kana (README, Search).
     return unify_long_vowels(text.replace(PRE_TAG, "").replace(POST_TAG, ""))
-
-
-def _unix_seconds(iso: str) -> int:
-    moment = datetime.fromisoformat(iso)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)  # our timestamps are UTC
-    return int(moment.timestamp())
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from meilisearch.errors import MeilisearchApiError
 from models.search import meili
 from models.search.base import Document, SearchQuery
 from models.search.meili import MeilisearchEngine
+from models.search.meili_fields import QUERY_FILTERS
 from tests.fakes.http import serve
 from tests.fakes.meili_server import FakeMeilisearch
 from tests.models.search.test_meili_engine import SEARCH_DEFAULTS, SEARCHABLE, SETTINGS
@@ -108,6 +109,14 @@ def test_q_is_built_from_the_parsed_query(engine, fake, typed, sent):
     engine.search(SearchQuery(q=typed))
 
     assert searches(fake)[0]["q"] == sent
+
+
+def test_a_phrase_is_a_part_typed_in_quotes_not_a_text_that_was_quoted_elsewhere(engine, fake):
+    # Given the same words typed once in quotes and once bare, cut apart by punctuation
+    engine.search(SearchQuery(q='"1,200" 1,200'))
+
+    # Then the quoted part is a phrase (its words in a row) and the bare one its words
+    assert searches(fake)[0]["q"] == '"1 200" 1 "200"'
 
 
 def test_every_query_asks_that_every_word_matches(engine, fake):
@@ -352,9 +361,7 @@ def test_an_index_without_the_filters_fields_is_laid_out_anew_once(url, fake):
     engine = MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
 
     assert [engine.apply_settings(), engine.apply_settings()] == [True, False]
-    assert set(meili.QUERY_FILTERS) <= set(
-        fake.indexes["subtitles"]["settings"]["filterableAttributes"]
-    )
+    assert set(QUERY_FILTERS) <= set(fake.indexes["subtitles"]["settings"]["filterableAttributes"])
 
 
 # -- the stand-in ---------------------------------------------------------------------------

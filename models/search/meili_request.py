@@ -1,0 +1,341 @@
+"""A read query (query.py, parse_search) as the requests the Meilisearch engine sends: the
+`q` of each branch, the filter expressions, the body of a search, of each query of a
+multi-search and of the per-video queries of a grouped page; and the merge of several
+branches' answers into one list, as a federation merges them.
+
+The query language is sent as Meilisearch 1.13 reads `q`, never as typed:
+- each branch's q holds the excluded terms first, as the negative operator (`-word` for one
+  Latin word, `-"..."` otherwise: a `-` excludes the one word after it, and Meilisearch may
+  cut Japanese into several), then the required terms: a term typed in quotes as a phrase,
+  a bare one as its words (their normalised forms when those differ);
+  `matchingStrategy: "all"` makes every word count, as on the embedded engine;
+- Meilisearch matches the last word of q as a prefix, and no other: a prefix term (`word*`)
+  goes last; without one, a Latin last word is quoted (a phrase of one word is matched
+  whole). A Japanese last word stays a prefix: both engines find Japanese inside words;
+- filters are filter expressions ANDed to the channel and kind clauses of every query sent,
+  on fields every document of a video carries (meili_fields.QUERY_FILTERS; null, so
+  matching no filter, when unknown);
+- OR: q has none. Each combination of one alternative per group is a branch with its own
+  q (plan_query), asked as one query of a multi-search;
+- a branch of several prefix terms: one q holds one prefix only, so its q keeps the last
+  and the others are checked on its hits (QueryPlan.holds).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from models.search.base import INDEX_NAME, MOMENTS_PER_VIDEO, SearchQuery
+from models.search.meili_fields import (
+    EMBEDDER,
+    POST_TAG,
+    PRE_TAG,
+    SEARCHABLE_ATTRIBUTES,
+    WORD_FIELDS,
+    equals,
+    quote,
+    unix_seconds,
+)
+from models.search.query import Filters, Query, parse_search
+from models.search.text import ASCII_WORD, CJK_RUN, Term, matches, unify_long_vowels
+
+# The API's search targets -> the field each searches, and the kind of document holding it.
+TARGET_FIELDS = {"subtitle": "text", "title": "title", "description": "description"}
+TARGET_KINDS = {"subtitle": "subtitle", "title": "video", "description": "video"}
+SORT_RULES = {
+    "relevance": [],
+    "newest": ["publishedAtTs:desc"],
+    "oldest": ["publishedAtTs:asc"],
+    "views": ["viewCount:desc"],
+}
+HIGHLIGHTED_FIELDS = ("text", "title", "description")
+CROP_LENGTH = 40  # words of a description shown around its match
+# Subtitle hits asked for each video of a grouped page: overlapping segments find the same
+# words twice and fold into one moment, so a few more than the moments shown.
+MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
+
+Branch = tuple[Term, ...]
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A query as sent to Meilisearch: the parsed query, the `q` of each branch, and for
+    each branch the prefix terms its q leaves out, checked here on its hits (a q holds
+    one prefix: its last word)."""
+
+    read: Query
+    qs: tuple[str, ...]
+    checked: tuple[Branch, ...]
+
+    @property
+    def federated(self) -> bool:
+        return len(self.qs) > 1
+
+    @property
+    def scanned(self) -> bool:
+        return any(self.checked)
+
+    def holds(self, branch: int, hit: Mapping[str, Any], fields: list[str]) -> bool:
+        """Whether a hit of `branch` holds a word starting with each prefix its q left
+        out, in one of the `fields` searched. A hit no word matched, found by meaning
+        alone, is kept as meaning finds it: no word of the query has to be in it."""
+        if not hit.get("_matchesPosition"):
+            return True
+        texts = [str(hit.get(field) or "") for field in fields]
+        return all(any(matches(text, [term]) for text in texts) for term in self.checked[branch])
+
+
+@functools.lru_cache(maxsize=1024)
+def plan_query(q: str) -> QueryPlan:
+    """The plan of `q`, which the API has read already (parse_search)."""
+    read = parse_search(q)
+    branches = list(itertools.product(*read.groups))
+    checked = tuple(tuple(t for t in branch if t.prefix)[:-1] for branch in branches)
+    qs = tuple(branch_q(branch, read.excluded) for branch in branches)
+    return QueryPlan(read=read, qs=qs, checked=checked)
+
+
+def branch_q(branch: Branch, excluded: tuple[Term, ...]) -> str:
+    """The `q` of one branch: the excluded terms first, then the required ones in the
+    order typed and a prefix term last (Meilisearch matches the last word of q as a prefix,
+    and only it); with no prefix term, a Latin last word is quoted, as a phrase of one
+    word is matched whole. A branch of several prefix terms keeps its last one; the
+    others are checked on its hits (QueryPlan.holds)."""
+    parts = [part for term in excluded for part in _excluded_q(term)]
+    required = [_required_q(term) for term in branch if not term.prefix]
+    prefixes = [term for term in branch if term.prefix]
+    if prefixes:
+        required.append(prefixes[-1].text)
+    elif required and not required[-1].endswith('"'):
+        *before, last = required[-1].split(" ")
+        if not CJK_RUN.search(last):
+            # Japanese is found inside longer words on both engines, so only a Latin last
+            # word needs to be matched whole.
+            required[-1] = " ".join([*before, f'"{last}"'])
+    return unify_long_vowels(" ".join(parts + required))
+
+
+def _required_q(term: Term) -> str:
+    """A required term as q holds it: a phrase as typed; a bare term as its words, and
+    a Japanese one whose words' normalised forms are not how it was typed as those forms
+    (シュミレーション as シミュレーション), which the documents' word fields hold whatever
+    their spelling."""
+    # Whether it is a phrase is how it was typed (Term.phrase), not its text: a bare
+    # `1,200` and a typed `"1 200"` are both the text `1 200`, but the bare one is two
+    # words that punctuation cut apart (sent as words), while a typed `"cup noodles"`
+    # asks for its words in a row (sent as a phrase).
+    if term.phrase:
+        return f'"{term.text}"'
+    return " ".join(_forms(term) or [term.text])
+
+
+def _excluded_q(term: Term) -> list[str]:
+    """An excluded term as Meilisearch's negative operator: `-word` for one Latin word,
+    else `-"..."` (its `-` excludes one word only, and Meilisearch may cut Japanese into
+    several); and its words' normalised forms too when they differ, as a required term
+    is found by them."""
+    texts = [term.text]
+    forms = _forms(term)
+    if forms:
+        texts.append(" ".join(forms))
+    return [f"-{text}" if ASCII_WORD.fullmatch(text) else f'-"{text}"' for text in texts]
+
+
+def _forms(term: Term) -> list[str]:
+    """The normalised forms of a one-part Japanese term's words when they are not how it
+    was typed; [] otherwise."""
+    if not term.words or " " in term.text:
+        return []
+    forms = list(term.forms[0])
+    return [] if "".join(forms) == term.text else forms
+
+
+def filter_clauses(filters: Filters) -> list[str]:
+    """The query's filters as Meilisearch filter expressions. A document without the
+    field (a video without subtitles, its views hidden) matches none of them."""
+    clauses = []
+    if filters.published_from is not None:
+        clauses.append(f"publishedAtTs >= {unix_seconds(filters.published_from)}")
+    if filters.published_until is not None:
+        clauses.append(f"publishedAtTs < {unix_seconds(filters.published_until)}")
+    bounds = (
+        ("durationSeconds", filters.min_duration, filters.max_duration),
+        ("viewCount", filters.min_views, filters.max_views),
+    )
+    for field, low, high in bounds:
+        if low is not None:
+            clauses.append(f"{field} >= {low}")
+        if high is not None:
+            clauses.append(f"{field} <= {high}")
+    if filters.subtitle_type is not None:
+        clauses.append(equals("subtitleType", filters.subtitle_type))
+    if filters.language is not None:
+        clauses.append(equals("subtitleLanguage", filters.language))
+    return clauses
+
+
+def search_params(query: SearchQuery, read: Query) -> dict[str, Any]:
+    """The search body, without `q` (the client adds it) and without what makes it one by
+    meaning (semantic_params)."""
+    targets = query.targets or tuple(TARGET_FIELDS)  # no target means everywhere
+    unknown = set(targets) - set(TARGET_FIELDS)
+    if unknown or query.sort not in SORT_RULES:
+        raise ValueError(f"unknown search target or sort: {sorted(unknown) or query.sort}")
+    clauses = []
+    if query.channels:
+        clauses.append(f"channelId IN [{', '.join(quote(c) for c in query.channels)}]")
+    kinds = {TARGET_KINDS[t] for t in targets}
+    if len(kinds) == 1:
+        # attributesToSearchOn only limits keyword matching; the semantic half of a hybrid
+        # search would still bring the other kind of document.
+        clauses.append(equals("kind", kinds.pop()))
+    clauses.extend(filter_clauses(read.filters))
+    wanted = {TARGET_FIELDS[t] for t in targets}
+    wanted |= {WORD_FIELDS[field] for field in wanted}
+    params: dict[str, Any] = {
+        "attributesToSearchOn": [f for f in SEARCHABLE_ATTRIBUTES if f in wanted],
+        "page": query.page,
+        "hitsPerPage": query.per_page,  # page-based, so totalHits is exact
+        "attributesToHighlight": list(HIGHLIGHTED_FIELDS),
+        "highlightPreTag": PRE_TAG,
+        "highlightPostTag": POST_TAG,
+        "attributesToCrop": ["description"],
+        "cropLength": CROP_LENGTH,
+        "showMatchesPosition": True,
+        # Every word must match, as on the embedded engine (Meilisearch's default drops
+        # words from the end until something matches).
+        "matchingStrategy": "all",
+    }
+    if clauses:
+        params["filter"] = " AND ".join(clauses)
+    if SORT_RULES[query.sort]:
+        params["sort"] = SORT_RULES[query.sort]
+    return params
+
+
+def branch_queries(query: SearchQuery, plan: QueryPlan) -> list[dict[str, Any]]:
+    """One query of a multi-search per branch: the search body with the branch's q, not
+    paged (a federation pages its merged hits; a query of it may not)."""
+    base = search_params(query, plan.read)
+    for paging in ("page", "hitsPerPage"):
+        base.pop(paging)
+    return [{"indexUid": INDEX_NAME, "q": q, **base} for q in plan.qs]
+
+
+def semantic_params(query: SearchQuery, vector: list[float]) -> dict[str, Any]:
+    """What makes a search one by meaning too: the query's vector and how much meaning
+    counts (`semanticRatio` 0 is Meilisearch's keyword search, 1 its search by meaning
+    alone, as `sr` means)."""
+    return {"hybrid": {"embedder": EMBEDDER, "semanticRatio": query.sr}, "vector": vector}
+
+
+def video_queries(
+    query: SearchQuery, plan: QueryPlan, video_ids: list[str], vector: list[float] | None
+) -> list[dict[str, Any]]:
+    """For each video, in order: its best subtitle hits, then its video document, each
+    asked once per branch (per_video merges them); each query limited to that video and
+    the query's filters (`kind` alone when the targets leave the other out), by meaning
+    too when there is the query's vector."""
+    base = search_params(query, plan.read)
+    for unused in ("page", "hitsPerPage", "filter"):
+        base.pop(unused, None)  # the filter is rebuilt per video below
+    base["showRankingScore"] = True
+    if vector is not None:
+        base.update(semantic_params(query, vector))
+    targets = query.targets or tuple(TARGET_FIELDS)
+    narrowed = filter_clauses(plan.read.filters)
+    queries: list[dict[str, Any]] = []
+    for video_id in video_ids:
+        for kind, limit in (("subtitle", MOMENT_CANDIDATES), ("video", 1)):
+            wanted = kind in {TARGET_KINDS[t] for t in targets}
+            clauses = [equals("videoId", video_id), equals("kind", kind), *narrowed]
+            queries.extend(
+                {
+                    **base,
+                    "indexUid": INDEX_NAME,
+                    "q": q,
+                    "filter": " AND ".join(clauses),
+                    "limit": limit if wanted else 0,
+                }
+                for q in plan.qs
+            )
+    return queries
+
+
+# -- several branches' answers as one -----------------------------------------------------
+
+
+def per_video(
+    results: Sequence[Mapping[str, Any]], videos: int, branches: int
+) -> list[tuple[list[dict[str, Any]], dict[str, Any] | None]]:
+    """The answers of video_queries: for each video, its subtitle hits and its video
+    document's hit (None when it did not match), each branch's merged (merge_ranked)."""
+    answers = []
+    for n in range(videos):
+        first = 2 * n * branches
+        subtitles = merge_ranked([r["hits"] for r in results[first : first + branches]])
+        metas = merge_ranked([r["hits"] for r in results[first + branches : first + 2 * branches]])
+        answers.append((subtitles[:MOMENT_CANDIDATES], metas[0] if metas else None))
+    return answers
+
+
+def merge_ranked(
+    lists: Sequence[Sequence[Mapping[str, Any]]], sort: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Hits of several queries as one list, each document once: by the `sort` rules
+    asked, then ranking score (ties: the earlier query first), as a federation merges
+    them. A document found by several keeps its best place and every query's matches
+    positions, so whichever side of an OR matched a field counts."""
+    ranked = []
+    for n, hits in enumerate(lists):
+        for hit in hits:
+            ranked.append((n, hit))
+    ranked.sort(key=lambda item: -float(item[1].get("_rankingScore", 0.0)))
+    for rule in reversed(sort or []):
+        field, _, direction = rule.partition(":")
+        ranked.sort(key=functools.cmp_to_key(_by_field(field, descending=direction == "desc")))
+    merged: dict[str, dict[str, Any]] = {}
+    for _, hit in ranked:
+        kept = merged.get(hit["id"])
+        if kept is None:
+            merged[hit["id"]] = dict(hit)
+            continue
+        positions = {**(hit.get("_matchesPosition") or {})}
+        positions.update(kept.get("_matchesPosition") or {})
+        kept["_matchesPosition"] = positions
+    return list(merged.values())
+
+
+def _by_field(
+    field: str, *, descending: bool
+) -> Callable[[tuple[int, Mapping[str, Any]], tuple[int, Mapping[str, Any]]], int]:
+    """A comparison of hits by `field`; hits without it last, as Meilisearch sorts."""
+
+    def compare(left: tuple[int, Mapping[str, Any]], right: tuple[int, Mapping[str, Any]]) -> int:
+        x, y = left[1].get(field), right[1].get(field)
+        if x is None or y is None:
+            return (x is None) - (y is None)
+        result = int(x > y) - int(x < y)
+        return -result if descending else result
+
+    return compare
+
+
+def first_of_each_video(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each video's first hit, in order."""
+    seen: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        seen.setdefault(hit["videoId"], hit)
+    return list(seen.values())
+
+
+def facet_values(response: Mapping[str, Any], field: str) -> int | None:
+    """How many values of `field` a federation's facets of our index counted (None when
+    it gave none)."""
+    facets = (response.get("facetsByIndex") or {}).get(INDEX_NAME) or {}
+    distribution = (facets.get("distribution") or {}).get(field)
+    return None if not isinstance(distribution, Mapping) else len(distribution)
