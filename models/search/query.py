@@ -73,7 +73,7 @@ class QueryError(ValueError):
 
 
 # Each problem in the API's words; the search page says the same in the reader's
-# language (web/pages).
+# language (web/pages/search.py).
 PROBLEMS = {
     "unknown_filter": (
         "“{part}” at character {at} is not a filter: the filters are after:, before:,"

@@ -82,6 +82,8 @@ def test_the_switch_and_strength_go_into_the_address_and_come_back(page, site, c
     # The switch is reached from the search box with the keyboard and turned on with Space
     page.get_by_role("searchbox").focus()
     page.keyboard.press("Tab")  # the search button
+    page.keyboard.press("Tab")  # the query language's help
+    assert page.evaluate("document.activeElement.getAttribute('popovertarget')") == "search-help"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.name") == "semantic"
     page.keyboard.press("Space")

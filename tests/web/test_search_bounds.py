@@ -13,6 +13,11 @@ from models.search.embedded import engine as embedded_engine
 from tests.models.search.test_conformance import index
 
 JAPANESE = {"Accept-Language": "ja"}
+ENGLISH = {"Accept-Language": "en"}
+# Queries whose ORs can be taken 2 x 2 x 2 x 2 and 3 x 3 x 2 ways, at and past
+# bounds.MAX_BRANCHES, in few enough words.
+SIXTEEN_WAYS = "大阪+OR+京都+広告+OR+宣伝+見+OR+聞い+まし+OR+でし"
+EIGHTEEN_WAYS = "大阪+OR+京都+OR+神戸+広告+OR+宣伝+OR+看板+見+OR+聞い"
 
 
 @pytest.fixture
@@ -67,6 +72,7 @@ def test_an_ordinary_search_is_untouched(client, indexed):
     [
         ("/api/search?q=" + "+".join(["word"] * 11), "q"),
         ("/api/search?q=海+山+川", "q"),
+        ("/api/search?q=" + EIGHTEEN_WAYS, "q"),
         ("/api/search?q=は&page=1000&perPage=100", "page"),
         ("/api/search?q=は&page=11&perPage=100", "page"),
         ("/api/search?q=は&page=51", "page"),
@@ -87,6 +93,7 @@ def test_a_search_past_a_bound_is_refused_naming_the_field(client, address, fiel
     [
         "/api/search?q=" + "+".join(["word"] * 10),
         "/api/search?q=海+山",
+        "/api/search?q=" + SIXTEEN_WAYS,
         "/api/search?q=大阪&page=10&perPage=100",
         "/api/search?q=大阪&page=50&groupBy=video",
     ],
@@ -107,3 +114,12 @@ def test_the_search_page_says_how_deep_results_go(client):
 
     assert page.status_code == 400
     assert "1000件目まで" in page.get_data(as_text=True)
+
+
+def test_the_search_page_says_how_many_ors_a_search_may_combine(client):
+    japanese = client.get("/search?q=" + EIGHTEEN_WAYS, headers=JAPANESE)
+    english = client.get("/search?q=" + EIGHTEEN_WAYS, headers=ENGLISH)
+
+    assert japanese.status_code == english.status_code == 400
+    assert "OR の組み合わせは16通りまで" in japanese.get_data(as_text=True)
+    assert "at most 16 combinations of the sides of its ORs" in english.get_data(as_text=True)

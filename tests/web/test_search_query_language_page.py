@@ -18,7 +18,7 @@ from models.search.query import PROBLEMS, SUBTITLE_TYPES, QueryError, parse_sear
 from models.tables import SearchHistory
 from tests.factories import make_user, sign_in
 from tests.fakes.platform_files import auto, manual
-from web.pages import PROBLEM_WORDS, SUBTITLE_KINDS, control_values, fold_controls
+from web.pages.search import PROBLEM_WORDS, SUBTITLE_KINDS, control_values, fold_controls
 
 JAPANESE = {"Accept-Language": "ja"}
 ENGLISH = {"Accept-Language": "en"}
@@ -384,6 +384,25 @@ def test_a_query_that_cannot_be_read_keeps_the_page_and_says_where(client, probl
             assert (f"「{part}」" if japanese else f"“{part}”") in message
         assert 'aria-invalid="true" aria-describedby="query-problem"' in page
         assert 'class="result"' not in page
+
+
+def test_a_query_that_cannot_be_read_keeps_every_other_condition_even_past_a_bound(client, kitchen):
+    # page x perPage is past bounds.MAX_DEPTH: the query is what is said wrong, and the
+    # form keeps the rest of the search (its next search starts from the first page).
+    answer = search(
+        client, "醤油 -", channels=KITCHEN, target="title", semantic="1", perPage="100", page="99"
+    )
+    page = answer.get_data(as_text=True)
+
+    assert answer.status_code == 400
+    assert box_value(page) == "醤油 -"
+    assert "文字目" in html_text.unescape(page)
+    assert f'name="channels" value="{KITCHEN}" checked' in page
+    assert '<input type="hidden" name="perPage" value="100">' in page
+    assert 'name="target" value="title" checked' in page
+    assert 'name="target" value="subtitle" checked' not in page
+    assert re.search(r'name="semantic" value="1"[^>]* checked', page)
+    assert 'name="page"' not in page
 
 
 def test_a_bad_date_is_said_in_japanese_and_in_english(client, kitchen):

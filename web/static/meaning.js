@@ -2,7 +2,7 @@
 // search leans to meaning in words as it moves (aria-valuetext, for screen readers, and
 // the text beside it), and the form leaves `sr` out of the address when it does not
 // count: with the switch off, or at its default. Without script both fields are sent as
-// they are, and the page moves to the same address (web/pages, _canonical_address).
+// they are, and the page moves to the same address (web/pages/search.py, _canonical_address).
 (() => {
   const strength = document.querySelector("[data-meaning-strength]");
   if (!strength) return;

@@ -3,7 +3,7 @@
 // the box at once (replaced where it stands, added at the end, or taken out), leaving
 // the rest as typed; typing a filter in the box sets its control. The form then sends
 // the box alone. Without script the controls are sent as parameters of their own and
-// the page folds them into `q` (web/pages, fold_controls).
+// the page folds them into `q` (web/pages/search.py, fold_controls).
 (() => {
   const panel = document.querySelector("[data-query-panel]");
   if (!panel) return;

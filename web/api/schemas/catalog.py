@@ -52,7 +52,7 @@ def _split(value: str | None) -> list[str]:
 
 
 # A search past one of its bounds, said in the API's words (English, as every API
-# message); the search page says the same in the reader's language (web/pages).
+# message); the search page says the same in the reader's language (web/pages/search.py).
 REFUSALS = {
     bounds.TOO_DEEP: (
         f"Results can be read up to the {bounds.MAX_DEPTH}th. Narrow the search with more"
@@ -72,11 +72,14 @@ REFUSALS = {
 
 class QueryRefused(ValidationError):
     """A query that cannot be read (models/search/query.py): the problem, the part and
-    where it stands, in the API's words; the search page says it in the reader's."""
+    where it stands, in the API's words; the search page says it in the reader's. It is
+    found once every other parameter has been read, so it carries the search they ask
+    for, with the text that cannot be read as its `q`; the page keeps it in its form."""
 
-    def __init__(self, error: QueryError) -> None:
+    def __init__(self, error: QueryError, search: SearchQuery) -> None:
         super().__init__(error.describe(), fields={"q": error.short()})
         self.error = error
+        self.search = search
 
 
 def _refused(field: str, problem: str) -> ValidationError:
@@ -157,7 +160,7 @@ class SearchParams(Query):
         try:
             parse_search(self.q)
         except QueryError as error:
-            raise QueryRefused(error) from None
+            raise QueryRefused(error, self.search_query()) from None
         problem = bounds.query_problem(self.q)
         if problem:
             raise _refused("q", problem)
