@@ -1,17 +1,22 @@
 """Benchmark of the embedded search engine: build rate, query latency and memory.
 
 Builds indexes of 200k and 1M synthetic subtitle segments (70 % Japanese, 30 %
-English, 200 channels, 50 segments and one title/description document a video) in a
-temporary folder, then times queries of eleven classes (the last four the costliest
-shapes the bounds accept), flat hits beside results grouped by video, and prints p50
-and p95 per class, each beside the figures of the engine before Japanese words were
-indexed (bench/search_before.json, the same run on that version). Targets (README,
-Search and ingestion): p95 at most 15 ms at 200k segments and 50 ms at 1M for every
-class, flat and grouped alike, the index built at 15,000 segments/s or more with the
-analyser on, and a process that opened the 1M index (a fresh one, so the build's memory
-does not count) under 300 MB RSS.
+English, 200 channels, 50 segments and one title/description document a video, published
+over six years, of every length and subtitle kind) in a temporary folder, then times
+queries of fourteen classes (the four "expensive" ones the costliest shapes the bounds
+accept), flat hits beside results grouped by video, and prints p50 and p95 per class,
+each beside the figures of the engine before Japanese words were indexed
+(bench/search_before.json, the same run on that version). The query language's classes
+(issue 30): "filter-month" a word and one month of videos (a selective filter, 1 in 72),
+"filter-broad" a word and a filter most videos pass (after:2021, type:manual, lang:ja,
+duration:>4m) or exclusion, and "or-prefix-excl" OR, a Latin prefix and an excluded
+word. Targets (README, Search and ingestion): p95 at most 15 ms at 200k segments and 50
+ms at 1M for every class, flat and grouped alike, the index built at 15,000 segments/s or
+more with the analyser on, and a process that opened the 1M index (a fresh one, so the
+build's memory does not count) under 300 MB RSS.
 
     .venv/bin/python bench/search.py [--sizes 200000,1000000] [--queries 200]
+        [--keywords-only]  # no vectors: the keyword classes alone, in a few minutes
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import meaning
 from models.search.base import DEFAULT_TIME_BUDGET_MS, Document, SearchQuery
 from models.search.embedded import EmbeddedEngine, vectors
-from models.search.embedder import E5SmallEmbedder
+from models.search.embedder import E5SmallEmbedder, NoEmbedder
 
 P95_TARGETS_MS = {200_000: 15.0, 1_000_000: 50.0}
 BUILD_TARGET = 15_000  # segments/s, with the Japanese analyser (issue 28)
@@ -300,18 +306,33 @@ def english_sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
+# Videos are published over these six years, a day each, spread evenly whatever their
+# number (a month holds 1 in 72 of them).
+FIRST_DAY = date(2020, 1, 1)
+DAYS = 6 * 365
+
+
+def published(n: int) -> str:
+    day = FIRST_DAY + timedelta(days=(n * 7919) % DAYS)
+    return f"{day.isoformat()}T00:00:00.000Z"
+
+
 def video_docs(n: int, rng: random.Random, channels: list[str]) -> list[Document]:
     video_id = f"v{n:010d}"
     channel = channels[n % len(channels)]
-    sentence = japanese_sentence if rng.random() < 0.7 else english_sentence
+    japanese = rng.random() < 0.7
+    sentence = japanese_sentence if japanese else english_sentence
     common: dict[str, Any] = {
         "video_id": video_id,
         "channel_id": channel,
         "video_title": sentence(rng)[:40],
         "channel_title": channel,
-        "published_at": f"20{20 + n % 6}-{1 + n % 12:02d}-{1 + n % 28:02d}T00:00:00.000Z",
+        "published_at": published(n),
         "view_count": rng.randint(0, 1_000_000),
         "subscriber_count": 1000,
+        "duration_seconds": rng.choice([90, 200, 420, 900, 1500, 3600]),
+        "subtitle_type": "manual" if rng.random() < 0.4 else "auto",
+        "subtitle_language": "ja" if japanese else "en",
     }
     docs = [
         Document(
@@ -341,15 +362,13 @@ def build(
     segments: int,
     rng: random.Random,
     channels: list[str],
-    mixer: meaning.Mixer,
+    mixer: meaning.Mixer | None,
 ) -> tuple[float, float]:
     """Seconds (wall clock, and CPU of this process) to index `segments` segments with
-    their vectors, one video at a time as ingestion does. The CPU time tells a slow build
-    from a busy machine."""
-    videos = [
-        meaning.with_vectors(video_docs(n, rng, channels), mixer)
-        for n in range(segments // SEGMENTS_PER_VIDEO)
-    ]
+    their vectors (none without a `mixer`), one video at a time as ingestion does. The
+    CPU time tells a slow build from a busy machine."""
+    made = (video_docs(n, rng, channels) for n in range(segments // SEGMENTS_PER_VIDEO))
+    videos = [meaning.with_vectors(docs, mixer) if mixer else docs for docs in made]
     started, cpu = time.perf_counter(), time.process_time()
     for docs in videos:
         engine.replace_video_documents(docs[0].video_id, docs)
@@ -377,10 +396,47 @@ def query_classes(rng: random.Random, channels: list[str], count: int) -> dict[s
             SearchQuery(q=rng.choice(two + EN_WORDS), channels=tuple(rng.sample(channels, 5)))
             for _ in range(count)
         ],
+        **query_language_classes(rng, count, two),
         # The costly shapes a query may still take (models/search/bounds.py): a lone CJK
         # character is a scan (a rare one finds nothing), two of them the most a query
         # holds, ten words the most terms, and the deepest page of a very common word.
         **expensive_classes(rng, count),
+    }
+
+
+def query_language_classes(
+    rng: random.Random, count: int, two: list[str]
+) -> dict[str, list[SearchQuery]]:
+    """The query language's shapes (issue 30): a selective filter, broad ones and
+    exclusion, and OR with a prefix."""
+
+    def month() -> str:
+        first = FIRST_DAY + timedelta(days=rng.randrange(DAYS - 31))
+        last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        return f"after:{first.replace(day=1).isoformat()} before:{last.isoformat()}"
+
+    broad = ["after:2021-01-01", "type:manual", "lang:ja", "duration:>4m", "views:>1000"]
+    words = two + EN_WORDS
+    return {
+        "filter-month": [
+            SearchQuery(q=f"{rng.choice(words)} {month()}", sort=rng.choice(SORTS))
+            for _ in range(count)
+        ],
+        "filter-broad": [
+            SearchQuery(
+                q=f"{rng.choice(words)} {rng.choice(broad)} -{rng.choice(words)}",
+                sort=rng.choice(SORTS),
+            )
+            for _ in range(count)
+        ],
+        "or-prefix-excl": [
+            SearchQuery(
+                q=f"{rng.choice(two)} OR {rng.choice(two)} -{rng.choice(two)}"
+                if rng.random() < 0.5
+                else f"{rng.choice(EN_WORDS)[:4]}* -{rng.choice(EN_WORDS)}"
+            )
+            for _ in range(count)
+        ],
     }
 
 
@@ -424,13 +480,14 @@ def verdict(ok: bool) -> str:
     return "meets" if ok else "MISSES"
 
 
-def run(size: int, queries: int, path: Path, base: meaning.Vectors) -> float:
-    """Build and time one size; returns the worst grouped p95."""
+def run(size: int, queries: int, path: Path, base: meaning.Vectors | None) -> float:
+    """Build and time one size (without vectors and searches by meaning when there is no
+    `base`); returns the worst grouped p95."""
     rng = random.Random(size)
     channels = [f"UC{n:022d}" for n in range(200)]
-    mixer = meaning.Mixer(base, size)
+    mixer = meaning.Mixer(base, size) if base is not None else None
     # No budget here: the benchmark measures what each shape costs.
-    embedder = E5SmallEmbedder(cached_queries=100_000)
+    embedder = E5SmallEmbedder(cached_queries=100_000) if mixer else NoEmbedder()
     engine = EmbeddedEngine(str(path), time_budget_ms=600_000, embedder=embedder)
     engine.apply_settings()
     seconds, cpu = build(engine, size, rng, channels, mixer)
@@ -438,7 +495,7 @@ def run(size: int, queries: int, path: Path, base: meaning.Vectors) -> float:
     before = BEFORE.get(str(size), {})
     print(
         f"\n{size:,} segments: built in {seconds:.1f} s ({cpu:.1f} s CPU),"
-        f" {rate:,.0f} segments/s with their vectors"
+        f" {rate:,.0f} segments/s{' with their vectors' if mixer else ''}"
         f" ({verdict(rate >= BUILD_TARGET)} the {BUILD_TARGET:,} target;"
         f" before words {before.get('build', 0):,}/s),"
         f" {engine.document_count():,} documents"
@@ -471,6 +528,9 @@ def run(size: int, queries: int, path: Path, base: meaning.Vectors) -> float:
     if target:
         for answer, p95 in worst.items():
             print(f"worst {answer} p95 {p95:.1f} ms: {verdict(p95 <= target)} {target:.0f} ms")
+    if mixer is None:
+        engine.close()
+        return max(worst.values())
     # Search by meaning: the snapshot built, its recall, the searches' p95, and a delta
     # folded into the snapshot in place.
     meaning.compact(engine)
@@ -502,7 +562,7 @@ sys.path.insert(0, sys.argv[2])
 import web
 from bench.search import EmbeddedEngine, query_classes, JA_WORDS
 from bench.meaning import semantic_classes
-from models.search.embedder import E5SmallEmbedder, NoEmbedder
+from models.search.embedder import E5SmallEmbedder, NoEmbedder, NoEmbedder
 semantic = sys.argv[3] == "meaning"
 embedder = E5SmallEmbedder() if semantic else NoEmbedder()
 engine = EmbeddedEngine(sys.argv[1], time_budget_ms=600_000, embedder=embedder)
@@ -542,7 +602,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="200000,1000000")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keywords-only", action="store_true")
     args = parser.parse_args()
+    if args.keywords_only:
+        with tempfile.TemporaryDirectory(prefix="subsearch-bench-") as folder:
+            for size in (int(s) for s in args.sizes.split(",")):
+                run(size, args.queries, Path(folder) / f"search-{size}.db", None)
+        return
     sentences_rng = random.Random(1)
     sentences = [
         (japanese_sentence if sentences_rng.random() < 0.7 else english_sentence)(sentences_rng)

@@ -11,7 +11,7 @@ from models.search.base import Hit, SearchQuery, SearchResults
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter, video_filter
 from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS, video_key
-from models.search.embedded.matching import VIDEO_ORDER, Matching
+from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching
 from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.query import Query, parse_search
@@ -53,11 +53,14 @@ def _keyword_page(
     if needs_scan(read):
         return _scanned(conn, read, columns, query, page, passing)
     matching = Matching(conn, read, columns, query.channels, passing)
+    latest = matching.latest_matches()
+    if latest is not None and len(latest) <= EVERY:
+        return len(latest), _among(conn, matching, latest, query.sort, page)
     total = matching.documents()
     if not total:
         return 0, []
     if query.sort == "relevance":
-        return total, _by_relevance(matching, page, total)
+        return total, _by_relevance(matching, page, total, latest[:RANKED] if latest else None)
     in_order = matching.in_order(query.sort, total)
     return total, list(itertools.islice(in_order, page[1], sum(page)))
 
@@ -101,10 +104,24 @@ def _in_order(conn: sqlite3.Connection, rowids: list[int], sort: str) -> list[in
     return [row[0] for row in rows]
 
 
-def _by_relevance(matching: Matching, page: Page, total: int) -> list[int]:
-    """The candidates by score, then the newest video's first; past them, the other
-    matches newest first."""
-    scores = matching.scores(matching.candidates())
+def _among(
+    conn: sqlite3.Connection, matching: Matching, every: list[int], sort: str, page: Page
+) -> list[int]:
+    """The page when `every` is all the query's matches: scored for relevance, in their
+    videos' order for the other sorts."""
+    per_page, offset = page
+    if sort == "relevance":
+        scores = matching.scores(every)
+        return matching.best_first(scores, video_key, offset + per_page)[offset:]
+    return _in_order(conn, every, sort)[offset : offset + per_page]
+
+
+def _by_relevance(
+    matching: Matching, page: Page, total: int, candidates: list[int] | None = None
+) -> list[int]:
+    """The candidates (matching.py's, unless given) by score, then the newest video's
+    first; past them, the other matches newest first."""
+    scores = matching.scores(candidates if candidates is not None else matching.candidates())
     per_page, offset = page
     found = matching.best_first(scores, video_key, offset + per_page)[offset:]
     if len(found) == per_page or total <= offset + len(found):

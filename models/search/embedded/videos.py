@@ -27,7 +27,7 @@ from models.search.base import (
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter, video_filter
 from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
-from models.search.embedded.matching import VIDEO_ORDER, Matching
+from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching
 from models.search.embedded.meaning import (
     NEIGHBOURS,
     Meaning,
@@ -233,11 +233,14 @@ class _IndexFinder:
         self.candidate_keys: set[int] = set()  # the videos ranking scored
 
     def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+        latest = self.matching.latest_matches()
+        if latest is not None and len(latest) <= EVERY:
+            return self._among(latest, sort, page)
         total = self.matching.videos(TOTAL_VIDEOS_CAP)
         if not total:
             return 0, []
         if sort == "relevance":
-            keys = self._by_relevance(page)
+            keys = self._by_relevance(page, latest[:RANKED] if latest else None)
             if len(keys) < page[0] and total > page[1] + len(keys):
                 keys += self._beyond_ranked(page, len(keys), total)
             return total, keys
@@ -247,10 +250,20 @@ class _IndexFinder:
         rows = self.conn.execute(sql, (*params, *page))
         return total, [row["vkey"] for row in rows]
 
-    def _by_relevance(self, page: Page) -> list[int]:
+    def _among(self, every: list[int], sort: str, page: Page) -> tuple[int, list[int]]:
+        """The page when `every` is all the query's matches: each scored for relevance,
+        their videos put in order for the other sorts."""
+        keys = list(dict.fromkeys(video_key(rowid) for rowid in every))
+        if sort == "relevance":
+            return len(keys), self._by_relevance(page, every)
+        per_page, offset = page
+        return len(keys), _in_order(self.conn, keys, sort)[offset : offset + per_page]
+
+    def _by_relevance(self, page: Page, candidates: list[int] | None = None) -> list[int]:
         """Videos by their best segment's score plus their video document's, then the
         newest; past the candidates' videos, the others newest first (_beyond_ranked)."""
-        scored = self.matching.scores(self.matching.candidates())
+        found = candidates if candidates is not None else self.matching.candidates()
+        scored = self.matching.scores(found)
         self.candidate_keys = {video_key(rowid) for rowid in scored}
         ranked = _split(sorted(scored.items(), key=lambda item: -item[1]))
         totals = {key: _total(scores) for key, scores in ranked.items()}

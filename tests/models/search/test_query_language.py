@@ -15,7 +15,9 @@ import pytest
 
 from models.platform.base import Cue
 from models.search import SearchQuery, video_documents
-from models.search.embedded import EmbeddedEngine
+from models.search.embedded import EmbeddedEngine, matching
+from models.search.embedded import hits as embedded_hits
+from models.search.embedded import videos as embedded_videos
 from models.search.meili import MeilisearchEngine
 from models.search.segments import build_segments
 from tests.fakes.http import serve
@@ -270,3 +272,32 @@ def test_text_that_only_looks_like_a_filter_is_text(engine):
     add(engine, "example0001", "例：東京の話")
     assert both(engine, "12:30") == {"clock000001"}
     assert both(engine, "例：東京") == {"example0001"}
+
+
+@pytest.mark.parametrize("every", [1000, 2])
+def test_a_filtered_search_reads_its_matches_whole_or_by_candidates(tmp_path, monkeypatch, every):
+    """The embedded engine reads every match of a filtered query that has few (at most
+    matching.EVERY), and counts and ranks candidates otherwise: the same answers."""
+    for module in (matching, embedded_videos, embedded_hits):
+        monkeypatch.setattr(module, "EVERY", every)
+    engine = EmbeddedEngine(str(tmp_path / "search.db"))
+    engine.apply_settings()
+    for n in range(6):
+        year = 2020 + n
+        add(
+            engine,
+            f"cat{year}0001",
+            "ラーメンの話です。",
+            "別の話です。",
+            "ラーメンが好き。",
+            published=f"{year}-05-01T00:00:00.000Z",
+        )
+    q = "ラーメン after:2022-01-01"
+    expected = {f"cat{year}0001" for year in range(2022, 2026)}
+    assert both(engine, q) == expected
+    assert videos(engine, q, sort="oldest") == sorted(expected)
+    assert engine.search_videos(SearchQuery(q=q)).total_videos == 4
+    flat = engine.search(SearchQuery(q=q, sort="newest"))
+    assert flat.total_hits == 8
+    assert [hit.video_id for hit in flat.hits][:2] == ["cat20250001", "cat20250001"]
+    engine.close()
