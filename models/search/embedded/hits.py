@@ -11,7 +11,7 @@ from models.search.base import Hit, SearchQuery, SearchResults
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter, video_filter
 from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS, video_key
-from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching
+from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching, in_sort_order
 from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.query import Query, parse_search
@@ -90,18 +90,9 @@ def _with_meaning(
     if query.sort == "relevance":
         ranked = [rowid for rowid, _ in fuse(keyword, found, meant.sr)]
     else:
-        ranked = _in_order(conn, [*keyword, *found], query.sort)
+        ranked = in_sort_order(conn, [*keyword, *found], query.sort, VIDEO_SHIFT)
     only_meant = len(set(found) - set(keyword))
     return keyword_total + only_meant, ranked[offset:depth]
-
-
-def _in_order(conn: sqlite3.Connection, rowids: list[int], sort: str) -> list[int]:
-    rows = conn.execute(
-        f"SELECT f.value FROM json_each(?) AS f JOIN videos v ON v.key = f.value >> {VIDEO_SHIFT}"
-        f" GROUP BY f.value ORDER BY {VIDEO_ORDER[sort]}, f.value",
-        ("[" + ",".join(str(rowid) for rowid in rowids) + "]",),
-    )
-    return [row[0] for row in rows]
 
 
 def _among(
@@ -113,7 +104,7 @@ def _among(
     if sort == "relevance":
         scores = matching.scores(every)
         return matching.best_first(scores, video_key, offset + per_page)[offset:]
-    return _in_order(conn, every, sort)[offset : offset + per_page]
+    return in_sort_order(conn, every, sort, VIDEO_SHIFT)[offset : offset + per_page]
 
 
 def _by_relevance(

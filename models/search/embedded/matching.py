@@ -321,6 +321,21 @@ class Matching:
         return found
 
 
+def in_sort_order(
+    conn: sqlite3.Connection, items: list[int], sort: str, shift: int = 0
+) -> list[int]:
+    """`items` without repeats in their videos' order for `sort`, then by value: video
+    keys, or rowids with `shift` VIDEO_SHIFT (a video's documents in place order)."""
+    if not items:
+        return []
+    rows = conn.execute(
+        f"SELECT f.value FROM json_each(?) AS f JOIN videos v ON v.key = f.value >> {shift}"
+        f" GROUP BY f.value ORDER BY {VIDEO_ORDER[sort]}, f.value",
+        ("[" + ",".join(str(int(item)) for item in items) + "]",),
+    )
+    return [row[0] for row in rows]
+
+
 def phrase_term(query: Query) -> Term | None:
     """The query's words as one contiguous phrase, when it has several and is words and
     phrases alone (no OR, no prefix)."""

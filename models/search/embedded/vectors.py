@@ -419,7 +419,7 @@ class NearestIndex:
             scope = _scope_size(conn, within, kinds)
             if scope <= EXACT_LIMIT:
                 return _exact_within(conn, vector, count, kinds, within, found.dims)
-            total = max(count_documents(conn, kinds), 1)
+            total = max(_scope_size(conn, None, kinds), 1)
             asked = min(count * max(OVERSAMPLE, total // max(scope, 1) * 2), 4096)
         else:
             asked = count + 16  # a few over, for any found replaced or gone
@@ -508,18 +508,13 @@ def _within(channels: tuple[str, ...], passing: VideoFilter | None) -> Within | 
     return (" AND ".join(parts), tuple(params)) if parts else None
 
 
-def _scope_size(conn: sqlite3.Connection, within: Within, kinds: tuple[str, ...]) -> int:
+def _scope_size(conn: sqlite3.Connection, within: Within | None, kinds: tuple[str, ...]) -> int:
+    """How many documents of `kinds` the videos `within` hold (None: every video)."""
     column = "count(*)" if kinds == (VIDEOS,) else "coalesce(sum(documents), 0)"
-    condition, params = within
+    condition, params = within if within is not None else ("1", ())
     found: int = conn.execute(
         f"SELECT {column} FROM videos v WHERE {condition}", params
     ).fetchone()[0]
-    return found
-
-
-def count_documents(conn: sqlite3.Connection, kinds: tuple[str, ...]) -> int:
-    column = "count(*)" if kinds == (VIDEOS,) else "coalesce(sum(documents), 0)"
-    found: int = conn.execute(f"SELECT {column} FROM videos").fetchone()[0]
     return found
 
 

@@ -27,7 +27,7 @@ from models.search.base import (
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter, video_filter
 from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
-from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching
+from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching, in_sort_order
 from models.search.embedded.meaning import (
     NEIGHBOURS,
     Meaning,
@@ -116,7 +116,7 @@ def _with_meaning(
         fused = dict(fuse(keyword_keys, meant_keys, meant.sr))
         ranked = list(fused)
     else:
-        ranked = _in_order(conn, [*keyword_keys, *meant_keys], query.sort)
+        ranked = in_sort_order(conn, [*keyword_keys, *meant_keys], query.sort)
     only_meant = [key for key in meant_keys if key not in set(keyword_keys)]
     total = (keyword_total if meant.keywords_count else 0) + len(only_meant)
     keys = ranked[offset:depth]
@@ -175,18 +175,6 @@ def _fused_moments(
     by_keyword = sorted(keyword, key=lambda rowid: -keyword[rowid])
     by_meaning = sorted(similar, key=lambda rowid: -similar[rowid])
     return dict(fuse(by_keyword, by_meaning, sr)[:CANDIDATES])
-
-
-def _in_order(conn: sqlite3.Connection, keys: list[int], sort: str) -> list[int]:
-    """These videos in the sort's order."""
-    if not keys:
-        return []
-    rows = conn.execute(
-        f"SELECT v.key FROM json_each(?) AS f JOIN videos v ON v.key = f.value"
-        f" GROUP BY v.key ORDER BY {VIDEO_ORDER[sort]}",
-        ("[" + ",".join(str(key) for key in keys) + "]",),
-    )
-    return [row[0] for row in rows]
 
 
 class _NoFinder:
@@ -257,7 +245,7 @@ class _IndexFinder:
         if sort == "relevance":
             return len(keys), self._by_relevance(page, every)
         per_page, offset = page
-        return len(keys), _in_order(self.conn, keys, sort)[offset : offset + per_page]
+        return len(keys), in_sort_order(self.conn, keys, sort)[offset : offset + per_page]
 
     def _by_relevance(self, page: Page, candidates: list[int] | None = None) -> list[int]:
         """Videos by their best segment's score plus their video document's, then the
