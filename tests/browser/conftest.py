@@ -45,19 +45,38 @@ def page(browser, site):
         timezone_id="Asia/Tokyo",
         extra_http_headers={"Edge-IPCountry": "JP", "Accept-Language": "ja"},
     )
+    keep_to_site(context, site)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def page_without_script(browser, site):
+    """A page of a browser with JavaScript turned off: what the plain HTML does alone."""
+    context = browser.new_context(
+        java_script_enabled=False,
+        user_agent=REAL_BROWSER_UA,
+        extra_http_headers={"Accept-Language": "ja"},
+    )
+    keep_to_site(context, site)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def keep_to_site(context, site):
+    """Nothing leaves the machine: every request but the site's (the player's iframe, the
+    thumbnails' host) is refused."""
     local = urlsplit(site).netloc
 
     def only_this_site(route):
-        # Nothing leaves the machine: the player's iframe and the like are refused.
         if urlsplit(route.request.url).netloc == local:
             route.continue_()
         else:
             route.abort()
 
     context.route("**/*", only_this_site)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 @pytest.fixture

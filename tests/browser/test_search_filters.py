@@ -11,7 +11,7 @@ import pytest
 from models import library
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.fixtures import REAL_BROWSER_UA, keep_screenshot
+from tests.fixtures import keep_screenshot
 from tests.web.test_search_page_filters import QUIET, RAMEN, UDON, index_two_channels
 
 
@@ -110,38 +110,24 @@ def test_the_open_filters_fit_the_screen(page, site, channels, width):
         assert checkbox(page, label).locator("xpath=..").bounding_box()["height"] >= 32
 
 
-def test_without_script_the_filters_are_a_plain_form_with_the_same_address(browser, site, channels):
-    context = browser.new_context(
-        java_script_enabled=False,
-        user_agent=REAL_BROWSER_UA,
-        extra_http_headers={"Accept-Language": "ja"},
-    )
-    local = urlsplit(site).netloc
-    # Nothing leaves the machine (the thumbnails' host is refused), as in conftest's page.
-    context.route(
-        "**/*",
-        lambda route: (
-            route.continue_() if urlsplit(route.request.url).netloc == local else route.abort()
-        ),
-    )
-    page = context.new_page()
-    try:
-        page.goto(f"{site}/search?q=醤油")
-        page.locator(".search-filters summary").click()
-        assert not page.get_by_label("チャンネル名で探す").is_visible()  # needs the script
-        assert visible_channels(page) == [UDON, RAMEN, QUIET]  # by title
-        checkbox(page, "ラーメン研究所").check()
-        checkbox(page, "うどん通信").check()
-        checkbox(page, "字幕").uncheck()
-        page.get_by_label("並び順", exact=True).select_option("oldest")
-        page.get_by_role("button", name="この条件で検索").click()
-        page.wait_for_url("**sort=oldest**")
-        assert parse_qs(urlsplit(page.url).query) == {
-            "q": ["醤油"],
-            "channels": [f"{RAMEN},{UDON}"],
-            "target": ["description,title"],
-            "sort": ["oldest"],
-        }
-        assert cards(page) == ["udon001xxxx", "ramen02xxxx"]
-    finally:
-        context.close()
+def test_without_script_the_filters_are_a_plain_form_with_the_same_address(
+    page_without_script, site, channels
+):
+    page = page_without_script
+    page.goto(f"{site}/search?q=醤油")
+    page.locator(".search-filters summary").click()
+    assert not page.get_by_label("チャンネル名で探す").is_visible()  # needs the script
+    assert visible_channels(page) == [UDON, RAMEN, QUIET]  # by title
+    checkbox(page, "ラーメン研究所").check()
+    checkbox(page, "うどん通信").check()
+    checkbox(page, "字幕").uncheck()
+    page.get_by_label("並び順", exact=True).select_option("oldest")
+    page.get_by_role("button", name="この条件で検索").click()
+    page.wait_for_url("**sort=oldest**")
+    assert parse_qs(urlsplit(page.url).query) == {
+        "q": ["醤油"],
+        "channels": [f"{RAMEN},{UDON}"],
+        "target": ["description,title"],
+        "sort": ["oldest"],
+    }
+    assert cards(page) == ["udon001xxxx", "ramen02xxxx"]

@@ -12,7 +12,7 @@ import pytest
 from models import library
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.fixtures import REAL_BROWSER_UA, keep_screenshot
+from tests.fixtures import keep_screenshot
 from tests.web.test_search_meaning_page import AnsweredByMeaning
 from tests.web.test_search_page_filters import index_two_channels
 
@@ -160,42 +160,28 @@ def test_a_search_from_the_history_comes_back_with_its_switch_and_strength(page,
     assert not switch(page).is_checked() and not strength(page).is_visible()
 
 
-def test_without_script_the_switch_and_strength_are_plain_fields(browser, site, channels):
-    context = browser.new_context(
-        java_script_enabled=False,
-        user_agent=REAL_BROWSER_UA,
-        extra_http_headers={"Accept-Language": "ja"},
-    )
-    local = urlsplit(site).netloc
-    # Nothing leaves the machine (the thumbnails' host is refused), as in conftest's page.
-    context.route(
-        "**/*",
-        lambda route: (
-            route.continue_() if urlsplit(route.request.url).netloc == local else route.abort()
-        ),
-    )
-    page = context.new_page()
-    try:
-        page.goto(f"{site}/search?q=醤油")
-        assert not strength(page).is_visible()
-        switch(page).check()
-        assert strength(page).is_visible()  # shown by the style sheet alone
-        strength(page).fill("0.7")
-        search(page)
-        # The form sends both fields as they are, and the page reads them
-        assert address(page) == {"q": ["醤油"], "semantic": ["1"], "sr": ["0.7"]}
-        assert switch(page).is_checked()
-        assert strength(page).input_value() == "0.7"
-        assert said(page) == "キーワード 30%・意味 70%"
-        # Turned off, the strength is still sent, and the page leaves it out of the address
-        switch(page).uncheck()
-        assert not strength(page).is_visible()
-        search(page)
-        assert address(page) == {"q": ["醤油"]}
-        assert not switch(page).is_checked()
-        assert page.locator("input[name=sr]").input_value() == "0.5"  # hidden, at rest
-    finally:
-        context.close()
+def test_without_script_the_switch_and_strength_are_plain_fields(
+    page_without_script, site, channels
+):
+    page = page_without_script
+    page.goto(f"{site}/search?q=醤油")
+    assert not strength(page).is_visible()
+    switch(page).check()
+    assert strength(page).is_visible()  # shown by the style sheet alone
+    strength(page).fill("0.7")
+    search(page)
+    # The form sends both fields as they are, and the page reads them
+    assert address(page) == {"q": ["醤油"], "semantic": ["1"], "sr": ["0.7"]}
+    assert switch(page).is_checked()
+    assert strength(page).input_value() == "0.7"
+    assert said(page) == "キーワード 30%・意味 70%"
+    # Turned off, the strength is still sent, and the page leaves it out of the address
+    switch(page).uncheck()
+    assert not strength(page).is_visible()
+    search(page)
+    assert address(page) == {"q": ["醤油"]}
+    assert not switch(page).is_checked()
+    assert page.locator("input[name=sr]").input_value() == "0.5"  # hidden, at rest
 
 
 @pytest.mark.parametrize("width", [375, 1280])

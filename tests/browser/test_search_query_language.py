@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from tests.fixtures import REAL_BROWSER_UA, keep_screenshot
+from tests.fixtures import keep_screenshot
 from tests.web.test_search_query_language_page import index_kitchen
 
 WIDTHS = [375, 1280]
@@ -168,39 +168,23 @@ def test_a_query_that_cannot_be_read_is_said_beside_the_box(page, site, kitchen)
     assert sorted(cards(page)) == ["longja00001", "shortauto01"]
 
 
-def test_without_script_the_panel_is_folded_into_the_words(browser, site, kitchen):
-    context = browser.new_context(
-        java_script_enabled=False,
-        user_agent=REAL_BROWSER_UA,
-        extra_http_headers={"Accept-Language": "ja"},
-    )
-    local = urlsplit(site).netloc
-    # Nothing leaves the machine (the thumbnails' host is refused), as in conftest's page.
-    context.route(
-        "**/*",
-        lambda route: (
-            route.continue_() if urlsplit(route.request.url).netloc == local else route.abort()
-        ),
-    )
-    page = context.new_page()
-    try:
-        page.goto(f"{site}/search?" + urlencode({"q": "醤油 lang:ja"}))
-        page.locator(".search-filters summary").click()
-        # The box edited by hand and a control changed, sent together
-        box(page).fill("醤油 lang:ja duration:<15m")
-        choose(page, "字幕の種類", "自動字幕")
-        page.get_by_role("button", name="この条件で検索").click()
-        page.wait_for_url("**type*auto**")
-        sent = parse_qs(urlsplit(page.url).query)
-        assert sent["q"] == ["醤油 lang:ja duration:<15m type:auto"]
-        assert not {"after", "before", "duration", "type", "lang", "shown"} & set(sent)
-        assert cards(page) == ["shortauto01"]
-        assert page.get_by_label("字幕の種類", exact=True).input_value() == "auto"
-        # "Any" takes the filter out of the words
-        page.locator(".search-filters summary").click()
-        choose(page, "字幕の言語", "指定なし")
-        page.get_by_role("button", name="この条件で検索").click()
-        page.wait_for_url(lambda url: "lang" not in url)
-        assert parse_qs(urlsplit(page.url).query)["q"] == ["醤油 duration:<15m type:auto"]
-    finally:
-        context.close()
+def test_without_script_the_panel_is_folded_into_the_words(page_without_script, site, kitchen):
+    page = page_without_script
+    page.goto(f"{site}/search?" + urlencode({"q": "醤油 lang:ja"}))
+    page.locator(".search-filters summary").click()
+    # The box edited by hand and a control changed, sent together
+    box(page).fill("醤油 lang:ja duration:<15m")
+    choose(page, "字幕の種類", "自動字幕")
+    page.get_by_role("button", name="この条件で検索").click()
+    page.wait_for_url("**type*auto**")
+    sent = parse_qs(urlsplit(page.url).query)
+    assert sent["q"] == ["醤油 lang:ja duration:<15m type:auto"]
+    assert not {"after", "before", "duration", "type", "lang", "shown"} & set(sent)
+    assert cards(page) == ["shortauto01"]
+    assert page.get_by_label("字幕の種類", exact=True).input_value() == "auto"
+    # "Any" takes the filter out of the words
+    page.locator(".search-filters summary").click()
+    choose(page, "字幕の言語", "指定なし")
+    page.get_by_role("button", name="この条件で検索").click()
+    page.wait_for_url(lambda url: "lang" not in url)
+    assert parse_qs(urlsplit(page.url).query)["q"] == ["醤油 duration:<15m type:auto"]

@@ -20,8 +20,7 @@ from models.search.embedder import E5SmallEmbedder, NoEmbedder
 from models.search.meili import MeilisearchEngine
 from models.search.segments import build_segments
 from models.vectors import passage_text
-from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import embedded_engine, real_meilisearch_engine, stand_in_engine
 
 ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 
@@ -29,17 +28,9 @@ ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") el
 @pytest.fixture(params=ENGINES)
 def engine(request, tmp_path):
     if request.param == "embedded":
-        engine = EmbeddedEngine(str(tmp_path / "search.db"))
-        engine.apply_settings()
-        yield engine
-        engine.close()
-        return
-    url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
-    engine = MeilisearchEngine(url, key, key)
-    engine.apply_settings()
-    index = meilisearch.Client(url, key).index("subtitles")
-    index.wait_for_task(index.delete_all_documents().task_uid)
-    yield engine
+        yield from embedded_engine(tmp_path / "search.db")
+    else:
+        yield from real_meilisearch_engine()
 
 
 @pytest.fixture(params=ENGINES)
@@ -455,23 +446,11 @@ def meaning_engine(kind, tmp_path, embedder):
     """An engine of `kind` searching by meaning with `embedder`, its index set up and
     empty."""
     if kind == "embedded":
-        engine = EmbeddedEngine(str(tmp_path / "search.db"), embedder=embedder)
-        engine.apply_settings()
-        yield engine
-        engine.close()
-        return
-    if kind == "meilisearch-fake":
-        with serve(FakeMeilisearch(api_key="key", master_key="key")) as url:
-            engine = MeilisearchEngine(url, "key", "key", embedder=embedder)
-            engine.apply_settings()
-            yield engine
-        return
-    url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
-    engine = MeilisearchEngine(url, key, key, embedder=embedder)
-    engine.apply_settings()
-    index = meilisearch.Client(url, key).index("subtitles")
-    index.wait_for_task(index.delete_all_documents().task_uid)
-    yield engine
+        yield from embedded_engine(tmp_path / "search.db", embedder=embedder)
+    elif kind == "meilisearch-fake":
+        yield from stand_in_engine(embedder=embedder)
+    else:
+        yield from real_meilisearch_engine(embedder=embedder)
 
 
 @pytest.fixture(params=MEANING_ENGINES)

@@ -7,21 +7,10 @@ import pytest
 
 from models.search import SearchQuery
 from models.search.base import SearchError
-from models.search.embedded import EmbeddedEngine
-from models.search.meili import MeilisearchEngine
-from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import on_stand_in
 from tests.models.search.test_conformance import index
 
 SETTINGS = {"filterableAttributes": ["videoId", "channelId", "kind"]}
-
-
-@pytest.fixture
-def embedded(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
-    yield engine
-    engine.close()
 
 
 def test_embedded_video_update_changes_the_shown_and_the_searchable_title(embedded):
@@ -64,15 +53,9 @@ def test_a_video_update_refuses_fields_a_video_change_does_not_own(embedded):
 
 
 @pytest.fixture
-def fake():
-    return FakeMeilisearch(api_key="admin-key", master_key="master-key")
-
-
-@pytest.fixture
-def meili(fake):
+def meili(url, fake):
     fake.add_index(settings=SETTINGS)
-    with serve(fake) as url:
-        yield MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
+    return on_stand_in(url)
 
 
 def test_meili_video_update_sets_the_title_on_the_video_document_only(meili, fake):

@@ -12,25 +12,17 @@ from models.search.embedded import EmbeddedEngine
 from tests.models.search.test_conformance import channel, index, video
 
 
-@pytest.fixture
-def engine(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
-    yield engine
-    engine.close()
-
-
-def test_a_one_character_query_falls_back_to_a_scan(engine):
-    index(engine, "cat00000001", [(0, 3, "うちの猫はかわいい")])
-    index(engine, "dog00000001", [(0, 3, "うちの犬はかわいい")])
-    [hit] = engine.search(SearchQuery(q="猫")).hits
+def test_a_one_character_query_falls_back_to_a_scan(embedded):
+    index(embedded, "cat00000001", [(0, 3, "うちの猫はかわいい")])
+    index(embedded, "dog00000001", [(0, 3, "うちの犬はかわいい")])
+    [hit] = embedded.search(SearchQuery(q="猫")).hits
     assert hit.video_id == "cat00000001"
     assert "<mark>猫</mark>" in hit.highlight
 
 
-def test_semantic_search_is_reported_as_not_applied(engine):
-    index(engine, "sem00000001", [(0, 3, "意味で探す")])
-    results = engine.search(SearchQuery(q="意味", semantic=True, sr=0.8))
+def test_semantic_search_is_reported_as_not_applied(embedded):
+    index(embedded, "sem00000001", [(0, 3, "意味で探す")])
+    results = embedded.search(SearchQuery(q="意味", semantic=True, sr=0.8))
     assert results.total_hits == 1
     assert results.semantic_applied is False
 
@@ -95,40 +87,40 @@ def test_a_missing_file_is_not_created_by_a_write(tmp_path):
     assert not path.exists()
 
 
-def test_a_deleted_video_key_is_never_given_to_another_video(engine):
+def test_a_deleted_video_key_is_never_given_to_another_video(embedded):
     # Given two videos, the second holding the highest key
-    index(engine, "first000001", [(0, 3, "一本目")])
-    index(engine, "second00001", [(0, 3, "二本目")])
-    keys = dict(engine._db().execute("SELECT video_id, key FROM videos").fetchall())
+    index(embedded, "first000001", [(0, 3, "一本目")])
+    index(embedded, "second00001", [(0, 3, "二本目")])
+    keys = dict(embedded._db().execute("SELECT video_id, key FROM videos").fetchall())
     # When the last one is deleted and another video is indexed
-    engine.delete_video_documents("second00001")
-    index(engine, "third000001", [(0, 3, "三本目")])
+    embedded.delete_video_documents("second00001")
+    index(embedded, "third000001", [(0, 3, "三本目")])
     # Then the new video has a key of its own: a search that read the deleted video's
     # rowids can never find the new video's documents under them
-    third = engine._db().execute("SELECT key FROM videos WHERE video_id = 'third000001'")
+    third = embedded._db().execute("SELECT key FROM videos WHERE video_id = 'third000001'")
     assert third.fetchone()[0] > keys["second00001"]
 
 
-def test_several_videos_are_replaced_in_one_write(engine):
-    index(engine, "many0000001", [(0, 3, "古い字幕")])
+def test_several_videos_are_replaced_in_one_write(embedded):
+    index(embedded, "many0000001", [(0, 3, "古い字幕")])
     docs = {
         vid: video_documents(video(vid), channel(), "", [Segment(0, 3, f"{vid} の字幕")])
         for vid in ("many0000001", "many0000002")
     }
-    engine.replace_videos(docs)
-    assert engine.search_videos(SearchQuery(q="古い")).total_videos == 0
-    assert engine.search_videos(SearchQuery(q="字幕")).total_videos == 2
-    assert engine.document_count() == 4  # a video document and a segment each
+    embedded.replace_videos(docs)
+    assert embedded.search_videos(SearchQuery(q="古い")).total_videos == 0
+    assert embedded.search_videos(SearchQuery(q="字幕")).total_videos == 2
+    assert embedded.document_count() == 4  # a video document and a segment each
 
 
-def test_a_video_keeps_its_key_when_replaced_and_frees_it_when_deleted(engine):
-    index(engine, "keyed000001", [(0, 3, "一回目")])
-    index(engine, "keyed000002", [(0, 3, "別の動画")])
-    index(engine, "keyed000001", [(0, 3, "二回目")])
-    assert [v.video_id for v in engine.search_videos(SearchQuery(q="回目")).videos] == [
+def test_a_video_keeps_its_key_when_replaced_and_frees_it_when_deleted(embedded):
+    index(embedded, "keyed000001", [(0, 3, "一回目")])
+    index(embedded, "keyed000002", [(0, 3, "別の動画")])
+    index(embedded, "keyed000001", [(0, 3, "二回目")])
+    assert [v.video_id for v in embedded.search_videos(SearchQuery(q="回目")).videos] == [
         "keyed000001"
     ]
-    engine.delete_video_documents("keyed000001")
-    assert engine.video_segments("keyed000001") == []
-    assert engine.search_videos(SearchQuery(q="回目")).total_videos == 0
-    assert engine.video_segments("keyed000002")
+    embedded.delete_video_documents("keyed000001")
+    assert embedded.video_segments("keyed000001") == []
+    assert embedded.search_videos(SearchQuery(q="回目")).total_videos == 0
+    assert embedded.video_segments("keyed000002")

@@ -23,21 +23,18 @@ COLUMNS = ("text", "title", "description")
 
 
 @pytest.fixture
-def engine(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
+def engine(embedded):
     # Segments of different lengths and term counts, titles and descriptions: every part
     # of bm25 (frequency, document length, column weights) tells them apart.
-    index(engine, "short000001", [(0, 3, "ramen")], title="ramen tour")
-    index(engine, "long0000001", [(0, 3, "ramen is good and ramen is cheap and warm")])
-    index(engine, "desc0000001", [(0, 3, "udon")], description="best ramen noodles")
-    index(engine, "phrase00001", [(0, 3, "spicy ramen noodles tonight")])
-    index(engine, "repeat00001", [(0, 3, "ramen ramen ramen and udon udon")])
-    index(engine, "japan000001", [(0, 3, "大阪のラーメンと東京のラーメン")], title="ラーメン旅")
+    index(embedded, "short000001", [(0, 3, "ramen")], title="ramen tour")
+    index(embedded, "long0000001", [(0, 3, "ramen is good and ramen is cheap and warm")])
+    index(embedded, "desc0000001", [(0, 3, "udon")], description="best ramen noodles")
+    index(embedded, "phrase00001", [(0, 3, "spicy ramen noodles tonight")])
+    index(embedded, "repeat00001", [(0, 3, "ramen ramen ramen and udon udon")])
+    index(embedded, "japan000001", [(0, 3, "大阪のラーメンと東京のラーメン")], title="ラーメン旅")
     for n in range(12):  # documents without the words, so their IDF is positive
-        index(engine, f"other{n:06d}", [(0, 3, f"nothing here {n}"), (4, 7, "別の話です")])
-    yield engine
-    engine.close()
+        index(embedded, f"other{n:06d}", [(0, 3, f"nothing here {n}"), (4, 7, "別の話です")])
+    return embedded
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import pytest
 from models.search.base import Document, SearchQuery
 from models.search.embedded import EmbeddedEngine, vectors
 from tests.concurrency import at_once
+from tests.models.search.engines import embedded_engine
 
 DIMS = 16
 
@@ -73,10 +74,7 @@ def video(
 
 @pytest.fixture
 def engine(tmp_path):
-    made = EmbeddedEngine(str(tmp_path / "search.db"), embedder=Directions())
-    made.apply_settings()
-    yield made
-    made.close()
+    yield from embedded_engine(tmp_path / "search.db", embedder=Directions())
 
 
 def meant(engine: EmbeddedEngine, q: str, **fields) -> list[str]:

@@ -15,16 +15,14 @@ VIDEOS = 9
 
 
 @pytest.fixture
-def engine(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
+def engine(embedded):
     for n in range(VIDEOS):
         # Up to three moments saying 餃子 per video, and one video saying it nowhere
         said = [
             Segment(m * 20.0, m * 20.0 + 3, f"餃子の話 {n} {m}" if n < VIDEOS - 1 else "別の話")
             for m in range(1 + n % 3)
         ]
-        engine.replace_video_documents(
+        embedded.replace_video_documents(
             f"flat{n:07d}",
             video_documents(
                 video(
@@ -37,8 +35,7 @@ def engine(tmp_path):
                 said,
             ),
         )
-    yield engine
-    engine.close()
+    return embedded
 
 
 def every_page(engine, q, sort, per_page=2):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from models.search import SearchQuery, Segment, video_documents
-from models.search.embedded import EmbeddedEngine, matching, videos
+from models.search.embedded import matching, videos
 from tests.models.search.test_conformance import channel, video
 
 
@@ -25,14 +25,11 @@ def index(engine, vid, segments, *, ch=None, description="", **video_fields):
 
 
 @pytest.fixture
-def engine(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
+def engine(embedded):
     # Videos that match nothing, so the words searched are rare and bm25 tells them apart.
     for n in range(8):
-        index(engine, f"filler{n:05d}", [(0, 3, "nothing to see here"), (3, 6, "何もない話")])
-    yield engine
-    engine.close()
+        index(embedded, f"filler{n:05d}", [(0, 3, "nothing to see here"), (3, 6, "何もない話")])
+    return embedded
 
 
 def grouped(engine, q, **kw):

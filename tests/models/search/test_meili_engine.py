@@ -21,7 +21,7 @@ from models.search.base import (
 )
 from models.search.meili import MeilisearchEngine
 from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import on_stand_in
 
 SEARCHABLE = ["title", "text", "description", "titleWords", "textWords", "descriptionWords"]
 SETTINGS = {
@@ -57,19 +57,8 @@ SEARCH_DEFAULTS = {
 
 
 @pytest.fixture
-def fake():
-    return FakeMeilisearch(api_key="admin-key", master_key="master-key")
-
-
-@pytest.fixture
-def url(fake):
-    with serve(fake) as url:
-        yield url
-
-
-@pytest.fixture
 def engine(url):
-    return MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
+    return on_stand_in(url)
 
 
 @pytest.fixture

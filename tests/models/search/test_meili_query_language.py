@@ -11,30 +11,17 @@ from meilisearch.errors import MeilisearchApiError
 
 from models.search import meili
 from models.search.base import Document, SearchQuery
-from models.search.meili import MeilisearchEngine
 from models.search.meili_fields import QUERY_FILTERS
-from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import on_stand_in
 from tests.models.search.test_meili_engine import SEARCH_DEFAULTS, SEARCHABLE, SETTINGS
 
 SUBTITLE_FIELDS = ["text", "textWords"]
 
 
 @pytest.fixture
-def fake():
-    return FakeMeilisearch(api_key="admin-key", master_key="master-key")
-
-
-@pytest.fixture
-def url(fake):
-    with serve(fake) as url:
-        yield url
-
-
-@pytest.fixture
 def engine(url, fake):
     fake.add_index(settings=SETTINGS)
-    return MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
+    return on_stand_in(url)
 
 
 def said(video_id, *texts, title="A video", **fields):
@@ -358,7 +345,7 @@ def test_several_prefixes_keep_one_in_q_and_check_the_others_here(engine, fake):
 
 def test_an_index_without_the_filters_fields_is_laid_out_anew_once(url, fake):
     fake.add_index(settings={**SETTINGS, "filterableAttributes": ["videoId", "channelId", "kind"]})
-    engine = MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
+    engine = on_stand_in(url)
 
     assert [engine.apply_settings(), engine.apply_settings()] == [True, False]
     assert set(QUERY_FILTERS) <= set(fake.indexes["subtitles"]["settings"]["filterableAttributes"])

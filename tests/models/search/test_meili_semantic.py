@@ -18,9 +18,8 @@ from meilisearch.errors import MeilisearchApiError
 
 from models.search.base import SearchError, SearchQuery
 from models.search.embedder import E5SmallEmbedder, NoEmbedder, normalise
-from models.search.meili import MeilisearchEngine, json_vector
-from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from models.search.meili import json_vector
+from tests.models.search.engines import on_stand_in
 from tests.models.search.test_meili_engine import SEARCH_DEFAULTS, SEARCHABLE, SETTINGS
 from tests.models.search.test_meili_engine import subtitle as keyword_subtitle
 from tests.models.search.test_meili_engine import video as keyword_video
@@ -64,25 +63,12 @@ class ConceptEmbedder:
 
 
 @pytest.fixture
-def fake():
-    return FakeMeilisearch(api_key="admin-key", master_key="master-key")
-
-
-@pytest.fixture
-def url(fake):
-    with serve(fake) as url:
-        yield url
-
-
-@pytest.fixture
 def embedder():
     return ConceptEmbedder()
 
 
 def engine_with(url, embedder):
-    return MeilisearchEngine(
-        url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000, embedder=embedder
-    )
+    return on_stand_in(url, embedder=embedder)
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.search import SearchQuery
-from models.search.embedded import EmbeddedEngine
 from models.search.query import parse_query
 from models.search.text import (
     _normalized_with_map,
@@ -40,14 +39,6 @@ LONG_VOWEL_MARKS = [
 ]
 
 
-@pytest.fixture
-def engine(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
-    yield engine
-    engine.close()
-
-
 def found(engine, stored: str, q: str, **kw) -> str:
     """Index `stored` as a subtitle, search `q`, and answer the one hit's highlight."""
     index(engine, "norm0000001", [(0, 3, stored)])
@@ -58,86 +49,86 @@ def found(engine, stored: str, q: str, **kw) -> str:
 # -- NFKC -------------------------------------------------------------------------------
 
 
-def test_full_width_letters_find_half_width_ones(engine):
-    assert found(engine, "abc news", "ＡＢＣ") == "<mark>abc</mark> news"
+def test_full_width_letters_find_half_width_ones(embedded):
+    assert found(embedded, "abc news", "ＡＢＣ") == "<mark>abc</mark> news"
 
 
-def test_half_width_letters_find_full_width_ones(engine):
-    assert found(engine, "ＡＢＣニュース", "abc") == "<mark>ＡＢＣ</mark>ニュース"
+def test_half_width_letters_find_full_width_ones(embedded):
+    assert found(embedded, "ＡＢＣニュース", "abc") == "<mark>ＡＢＣ</mark>ニュース"
 
 
-def test_full_width_digits_find_half_width_ones(engine):
-    assert found(engine, "2026年の予定", "２０２６") == "<mark>2026</mark>年の予定"
+def test_full_width_digits_find_half_width_ones(embedded):
+    assert found(embedded, "2026年の予定", "２０２６") == "<mark>2026</mark>年の予定"
 
 
-def test_half_width_digits_find_full_width_ones(engine):
-    assert found(engine, "２０２６年の予定", "2026") == "<mark>２０２６</mark>年の予定"
+def test_half_width_digits_find_full_width_ones(embedded):
+    assert found(embedded, "２０２６年の予定", "2026") == "<mark>２０２６</mark>年の予定"
 
 
-def test_half_width_katakana_finds_full_width_katakana(engine):
-    assert found(engine, "コーヒーを飲む", "ｺｰﾋｰ") == "<mark>コーヒー</mark>を飲む"
+def test_half_width_katakana_finds_full_width_katakana(embedded):
+    assert found(embedded, "コーヒーを飲む", "ｺｰﾋｰ") == "<mark>コーヒー</mark>を飲む"
 
 
-def test_full_width_katakana_finds_half_width_katakana_with_voiced_marks(engine):
+def test_full_width_katakana_finds_half_width_katakana_with_voiced_marks(embedded):
     # ｶﾞ and ﾄﾞ are two characters each that become one: the mark covers all four pairs.
-    assert found(engine, "ｶﾞｲﾄﾞさんと歩く", "ガイド") == "<mark>ｶﾞｲﾄﾞ</mark>さんと歩く"
+    assert found(embedded, "ｶﾞｲﾄﾞさんと歩く", "ガイド") == "<mark>ｶﾞｲﾄﾞ</mark>さんと歩く"
 
 
-def test_a_compatibility_character_is_found_by_what_it_stands_for(engine):
+def test_a_compatibility_character_is_found_by_what_it_stands_for(embedded):
     # One stored character becomes four: the mark covers the one.
-    assert found(engine, "㍿の話です", "株式会社") == "<mark>㍿</mark>の話です"
+    assert found(embedded, "㍿の話です", "株式会社") == "<mark>㍿</mark>の話です"
 
 
-def test_a_lone_character_scan_compares_normalised_text(engine):
+def test_a_lone_character_scan_compares_normalised_text(embedded):
     # A one-character query has no bigram and is looked up in the normalised columns.
-    assert found(engine, "うちのﾈｺです", "ネ") == "うちの<mark>ﾈ</mark>ｺです"
+    assert found(embedded, "うちのﾈｺです", "ネ") == "うちの<mark>ﾈ</mark>ｺです"
 
 
-def test_titles_are_normalised_too(engine):
-    index(engine, "norm0000002", [(0, 3, "本編")], title="ＹｏｕＴｕｂｅ特集")
-    [hit] = engine.search(SearchQuery(q="youtube", targets=("title",))).hits
+def test_titles_are_normalised_too(embedded):
+    index(embedded, "norm0000002", [(0, 3, "本編")], title="ＹｏｕＴｕｂｅ特集")
+    [hit] = embedded.search(SearchQuery(q="youtube", targets=("title",))).hits
     assert hit.highlight == "<mark>ＹｏｕＴｕｂｅ</mark>特集"
 
 
 # -- case folding -----------------------------------------------------------------------
 
 
-def test_latin_case_is_folded(engine):
-    assert found(engine, "Welcome to YouTube Live", "youtube LIVE") == (
+def test_latin_case_is_folded(embedded):
+    assert found(embedded, "Welcome to YouTube Live", "youtube LIVE") == (
         "Welcome to <mark>YouTube</mark> <mark>Live</mark>"
     )
 
 
-def test_case_folding_is_full_folding(engine):
-    assert found(engine, "Die STRASSE ist lang", "straße") == "Die <mark>STRASSE</mark> ist lang"
+def test_case_folding_is_full_folding(embedded):
+    assert found(embedded, "Die STRASSE ist lang", "straße") == "Die <mark>STRASSE</mark> ist lang"
 
 
 # -- long-vowel marks -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mark", LONG_VOWEL_MARKS)
-def test_a_long_vowel_variant_in_the_query_finds_the_long_vowel(engine, mark):
-    assert found(engine, "コーヒーを飲む", f"コーヒ{mark}") == "<mark>コーヒー</mark>を飲む"
+def test_a_long_vowel_variant_in_the_query_finds_the_long_vowel(embedded, mark):
+    assert found(embedded, "コーヒーを飲む", f"コーヒ{mark}") == "<mark>コーヒー</mark>を飲む"
 
 
 @pytest.mark.parametrize("mark", LONG_VOWEL_MARKS)
-def test_a_long_vowel_variant_in_the_text_is_found_by_the_long_vowel(engine, mark):
-    assert found(engine, f"コーヒ{mark}を飲む", "コーヒー") == f"<mark>コーヒ{mark}</mark>を飲む"
+def test_a_long_vowel_variant_in_the_text_is_found_by_the_long_vowel(embedded, mark):
+    assert found(embedded, f"コーヒ{mark}を飲む", "コーヒー") == f"<mark>コーヒ{mark}</mark>を飲む"
 
 
 @pytest.mark.parametrize("mark", ["〜", "～", "~", "ー"])
-def test_a_wave_dash_after_hiragana_is_a_long_vowel(engine, mark):
-    assert found(engine, "すごーい景色", f"すご{mark}い") == "<mark>すごーい</mark>景色"
+def test_a_wave_dash_after_hiragana_is_a_long_vowel(embedded, mark):
+    assert found(embedded, "すごーい景色", f"すご{mark}い") == "<mark>すごーい</mark>景色"
 
 
-def test_repeated_long_vowel_marks_each_become_one(engine):
+def test_repeated_long_vowel_marks_each_become_one(embedded):
     assert normalize("ね〜〜") == "ねーー"
-    assert found(engine, "すご〜〜い", "すごーーい") == "<mark>すご〜〜い</mark>"
+    assert found(embedded, "すご〜〜い", "すごーーい") == "<mark>すご〜〜い</mark>"
 
 
-def test_a_hyphen_between_latin_letters_or_digits_stays(engine):
+def test_a_hyphen_between_latin_letters_or_digits_stays(embedded):
     assert normalize("e-mail COVID-19 3-2") == "e-mail covid-19 3-2"
-    assert found(engine, "COVID-19 の話", "covid-19") == "<mark>COVID-19</mark> の話"
+    assert found(embedded, "COVID-19 の話", "covid-19") == "<mark>COVID-19</mark> の話"
 
 
 def test_a_dash_or_wave_dash_after_kanji_stays():

@@ -15,12 +15,9 @@ from hypothesis import strategies as st
 from models.platform.base import Cue
 from models.search import SearchQuery, video_documents
 from models.search import segments as segmentation
-from models.search.embedded import EmbeddedEngine
-from models.search.meili import MeilisearchEngine
 from models.search.moments import merge_overlapping
 from models.search.segments import clean_rolling_repeats
-from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import embedded_engine, stand_in_engine
 
 VIDEO = "phrase00001"
 LONGEST_CUE = 20.0
@@ -101,19 +98,13 @@ def check_every_boundary(engine, said: list[Cue], rolled: list[Cue], auto: bool)
 
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory):
-    engine = EmbeddedEngine(str(tmp_path_factory.mktemp("phrases") / "search.db"))
-    engine.apply_settings()
-    yield engine
-    engine.close()
+    """One engine for every example hypothesis draws: each example replaces the one video."""
+    yield from embedded_engine(tmp_path_factory.mktemp("phrases") / "search.db")
 
 
 @pytest.fixture(scope="module")
 def meili():
-    fake = FakeMeilisearch(api_key="admin-key", master_key="master-key")
-    with serve(fake) as url:
-        engine = MeilisearchEngine(url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000)
-        engine.apply_settings()
-        yield engine
+    yield from stand_in_engine()
 
 
 @settings(settings.get_profile("phrases"), suppress_health_check=[HealthCheck.too_slow])

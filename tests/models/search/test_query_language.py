@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
-import meilisearch
 import pytest
 
 from models.platform.base import Cue
@@ -18,10 +17,8 @@ from models.search import SearchQuery, video_documents
 from models.search.embedded import EmbeddedEngine, matching
 from models.search.embedded import hits as embedded_hits
 from models.search.embedded import videos as embedded_videos
-from models.search.meili import MeilisearchEngine
 from models.search.segments import build_segments
-from tests.fakes.http import serve
-from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import embedded_engine, real_meilisearch_engine, stand_in_engine
 
 ENGINES = ["embedded", "meili-fake"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 CHANNEL = SimpleNamespace(id="UCaaaaaaaaaaaaaaaaaaaaaa", title="チャンネル", subscriber_count=100)
@@ -31,25 +28,11 @@ OTHER = SimpleNamespace(id="UCbbbbbbbbbbbbbbbbbbbbbb", title="別の", subscribe
 @pytest.fixture(params=ENGINES)
 def engine(request, tmp_path):
     if request.param == "embedded":
-        engine = EmbeddedEngine(str(tmp_path / "search.db"))
-        engine.apply_settings()
-        yield engine
-        engine.close()
-        return
-    if request.param == "meili-fake":
-        with serve(FakeMeilisearch(api_key="admin-key", master_key="master-key")) as url:
-            engine = MeilisearchEngine(
-                url, "admin-key", "master-key", timeout=5, task_timeout_ms=5_000
-            )
-            engine.apply_settings()
-            yield engine
-        return
-    url, key = os.environ["MEILI_TEST_URL"], os.environ.get("MEILI_TEST_KEY")
-    engine = MeilisearchEngine(url, key, key)
-    engine.apply_settings()
-    index = meilisearch.Client(url, key).index("subtitles")
-    index.wait_for_task(index.delete_all_documents().task_uid)
-    yield engine
+        yield from embedded_engine(tmp_path / "search.db")
+    elif request.param == "meili-fake":
+        yield from stand_in_engine()
+    else:
+        yield from real_meilisearch_engine()
 
 
 def add(

@@ -16,16 +16,9 @@ from models.search.embedded import engine as embedded_engine
 from models.search.meili import MeilisearchEngine
 from tests.fakes.http import serve
 from tests.fakes.meili_server import FakeMeilisearch
+from tests.models.search.engines import stand_in
 from tests.models.search.test_conformance import index
 from tests.models.search.test_meili_engine import SETTINGS, subtitle
-
-
-@pytest.fixture
-def engine(tmp_path):
-    engine = EmbeddedEngine(str(tmp_path / "search.db"))
-    engine.apply_settings()
-    yield engine
-    engine.close()
 
 
 @pytest.fixture
@@ -71,27 +64,27 @@ def many_segments(engine: EmbeddedEngine, videos: int, per_video: int = 50) -> N
 
 
 @pytest.mark.parametrize("answer", ["search", "search_videos"])
-def test_a_search_past_its_budget_is_stopped_as_busy(engine, clock_past_budget, answer):
-    index(engine, "busy0000001", [(0, 3, "大阪の広告を見ました")])
+def test_a_search_past_its_budget_is_stopped_as_busy(embedded, clock_past_budget, answer):
+    index(embedded, "busy0000001", [(0, 3, "大阪の広告を見ました")])
 
     with pytest.raises(SearchBusy) as stopped:
-        getattr(engine, answer)(SearchQuery(q="大阪"))
+        getattr(embedded, answer)(SearchQuery(q="大阪"))
 
     assert stopped.value.retry_after > 0
 
 
-def test_the_next_search_on_the_same_connection_runs_unhindered(engine, monkeypatch):
-    index(engine, "busy0000002", [(0, 3, "大阪の広告を見ました")])
+def test_the_next_search_on_the_same_connection_runs_unhindered(embedded, monkeypatch):
+    index(embedded, "busy0000002", [(0, 3, "大阪の広告を見ました")])
     readings = iter([0.0])
     monkeypatch.setattr(
         embedded_engine, "time", SimpleNamespace(monotonic=lambda: next(readings, 3600.0))
     )
     monkeypatch.setattr(embedded_engine, "BUDGET_STEPS", 1)
     with pytest.raises(SearchBusy):
-        engine.search(SearchQuery(q="大阪"))
+        embedded.search(SearchQuery(q="大阪"))
     monkeypatch.setattr(embedded_engine, "time", time)
 
-    assert engine.search(SearchQuery(q="大阪")).total_hits == 1
+    assert embedded.search(SearchQuery(q="大阪")).total_hits == 1
 
 
 def test_a_scan_of_a_large_index_stops_within_milliseconds_of_a_tiny_budget(tmp_path):
@@ -117,18 +110,18 @@ def test_a_search_within_its_budget_is_untouched(tmp_path):
     engine.close()
 
 
-def test_a_lone_character_without_a_match_answers_an_empty_page(engine):
-    index(engine, "scan0000001", [(0, 3, "大阪の広告を見ました")])
+def test_a_lone_character_without_a_match_answers_an_empty_page(embedded):
+    index(embedded, "scan0000001", [(0, 3, "大阪の広告を見ました")])
 
-    assert engine.search(SearchQuery(q="鬱")).total_hits == 0
-    assert engine.search_videos(SearchQuery(q="鬱")).total_videos == 0
+    assert embedded.search(SearchQuery(q="鬱")).total_hits == 0
+    assert embedded.search_videos(SearchQuery(q="鬱")).total_videos == 0
 
 
-def test_a_lone_character_past_the_last_page_still_counts_its_matches(engine):
-    index(engine, "scan0000002", [(0, 3, "うちの猫はかわいい")])
-    index(engine, "scan0000003", [(0, 3, "猫が好き")])
+def test_a_lone_character_past_the_last_page_still_counts_its_matches(embedded):
+    index(embedded, "scan0000002", [(0, 3, "うちの猫はかわいい")])
+    index(embedded, "scan0000003", [(0, 3, "猫が好き")])
 
-    results = engine.search(SearchQuery(q="猫", page=5, per_page=10))
+    results = embedded.search(SearchQuery(q="猫", page=5, per_page=10))
 
     assert (results.total_hits, results.hits) == (2, [])
 
@@ -150,7 +143,8 @@ class SlowSearches:
 
 @pytest.fixture
 def fake():
-    server = FakeMeilisearch(api_key="admin-key", master_key="master-key")
+    """The stand-in with the index as apply_settings leaves it."""
+    server = stand_in()
     server.add_index(settings=SETTINGS)
     return server
 
