@@ -8,7 +8,7 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
-from flask import Flask, g, request
+from flask import Flask, g
 from flask_login import current_user
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
@@ -36,6 +36,7 @@ from web import (
     request_log,
 )
 from web.api.operation import check_response
+from web.visitor import visitor_country
 
 csrf = CSRFProtect()
 talisman = Talisman()
@@ -196,6 +197,6 @@ def _connection_per_request(app: Flask) -> None:
 def _backfill_country() -> None:
     """Every authenticated request may fill users.country once (spec, users rule 3)."""
     if current_user.is_authenticated and current_user.country is None:
-        header = request.headers.get("Edge-IPCountry")
+        header = visitor_country()
         if backfill_user_country(current_user.id, header):
             current_user.country = header.strip().upper()

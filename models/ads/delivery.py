@@ -11,7 +11,6 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from models.ads import POSITIONS, delivery_cache, price_list, view_tokens
 from models.countries import usable_country
@@ -126,11 +125,10 @@ def clear_process_cache() -> None:
     price_list.forget()  # the prices house cards show
 
 
-def ads_enabled_for(user: Any) -> bool:
-    """Anonymous and free viewers see ads (direct and network); plus and pro see none."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return True
-    return plan_of(user.id) == "free"
+def ads_enabled_for(user_id: str | None) -> bool:
+    """Anonymous (None) and free viewers see ads (direct and network); plus and pro see
+    none."""
+    return user_id is None or plan_of(user_id) == "free"
 
 
 def assignment(slot: str, country_header: str | None, month: str) -> list[DirectAd | None]:

@@ -39,7 +39,6 @@ _CJK = (
 )
 CJK_RUN = re.compile(f"[{_CJK}]+")
 TOKEN_RUN = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
-SENTENCE_END = re.compile(r"[.!?。！？…]\s*$")
 # Between these (CJK text and its full-width punctuation) captions join without a space.
 NO_SPACE = re.compile(f"[{_CJK}\u3000-\u303f\uff00-\uffef]")
 # Kana that a long vowel can follow: hiragana, katakana, ー, the iteration marks and
@@ -396,7 +395,3 @@ def join_texts(parts: list[str]) -> str:
             out += " "
         out += part
     return out
-
-
-def ends_sentence(text: str) -> bool:
-    return bool(SENTENCE_END.search(text))

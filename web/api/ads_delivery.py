@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 from flask import jsonify, redirect, request
-from flask_login import current_user
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import measurement, view_tokens
@@ -21,6 +20,7 @@ from web.api.operation import NO_BODY, operation
 from web.api.schemas import ads
 from web.api.schemas.common import ErrorBody
 from web.limits import beacon_flood, client_address
+from web.visitor import viewer_id, visitor_country
 from workers.sending import OnFailure, enqueue
 
 log = logging.getLogger(__name__)
@@ -35,9 +35,9 @@ log = logging.getLogger(__name__)
 def serve(query: ads.ServeParams) -> HttpResponse:
     month = query.month or month_of(utcnow())
     # Without a country in the query (or an empty one), the visitor's own, as on the pages.
-    raw_country = query.country or request.headers.get("Edge-IPCountry")
+    raw_country = query.country or visitor_country()
     shown_country = usable_country(raw_country) or raw_country or None
-    decided = assignment(query.slot, raw_country, month) if ads_enabled_for(current_user) else None
+    decided = assignment(query.slot, raw_country, month) if ads_enabled_for(viewer_id()) else None
     served = ads.Served.of(query.slot, shown_country, month, decided, view_tokens.new_render_id())
     return jsonify(served.as_json())
 
@@ -74,7 +74,7 @@ def ad_click(path, query):
         on_failure=OnFailure.RUN_INLINE_OR_LOG,
         click_id=measurement.new_event_id(),
         reservation_id=reservation_id,
-        country=measurement.stored_country(request.headers.get("Edge-IPCountry")),
+        country=measurement.stored_country(visitor_country()),
         user_agent=user_agent,
         at=iso(now),
         view_token=token if genuine else None,
@@ -126,7 +126,7 @@ def ad_impression(path, query):
         event_id=seen.identity,
         reservation_id=reservation_id,
         date=at[:10],
-        country=measurement.stored_country(request.headers.get("Edge-IPCountry")),
+        country=measurement.stored_country(visitor_country()),
         at=at,
     )
     AD_EVENTS.labels(kind="impression", stage="accepted").inc()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import Blueprint, Flask, render_template, request, url_for
+from flask import Blueprint, Flask, render_template, url_for
 from flask_babel import lazy_gettext
 from flask_login import current_user
 
@@ -19,6 +19,7 @@ from models.ads.price_list import ad_price, ad_prices
 from models.countries import usable_country
 from models.payments import Price
 from models.settings import get_settings
+from web.visitor import visitor_country
 
 bp = Blueprint("advertise", __name__)
 
@@ -90,7 +91,7 @@ class HouseOffer:
 
 @bp.app_template_global()
 def house_offer() -> HouseOffer:
-    return HouseOffer(ad_price(usable_country(request.headers.get("Edge-IPCountry"))))
+    return HouseOffer(ad_price(usable_country(visitor_country())))
 
 
 def init_app(app: Flask) -> None:

@@ -33,6 +33,7 @@ from web.i18n import locale_code, number
 from web.pages.blueprint import bp
 from web.pages.served_ads import PageAds, ad_label
 from web.urls import search_url
+from web.visitor import viewer_id, visitor_country
 
 # Lists a search keeps comma-separated in its address, as the API takes them.
 LIST_PARAMS = ("channels", "target")
@@ -98,10 +99,8 @@ def search() -> str | tuple[str, int] | HttpResponse:
         return search_url(query, page=page)
 
     ads = None
-    if ads_enabled_for(current_user):
-        decided = search_page_ads(
-            request.headers.get("Edge-IPCountry"), month_of(utcnow()), results.total_videos
-        )
+    if ads_enabled_for(viewer_id()):
+        decided = search_page_ads(visitor_country(), month_of(utcnow()), results.total_videos)
         ads = PageAds(decided)
     return render_template(
         "search.html",

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from flask import request
 from flask_babel import gettext as _
-from flask_login import current_user
 
 from models.ads import view_tokens
 from models.ads.delivery import DirectAd, SearchPageAds, ads_enabled_for, video_page_ads
 from models.ads.months import month_of
 from models.clock import utcnow
 from web.api.schemas.ads import ServedAd
+from web.visitor import viewer_id, visitor_country
 
 
 def ad_label() -> str:
@@ -37,8 +36,8 @@ def served(positions: list[DirectAd | None], render: bytes) -> list[dict | None]
 
 
 def video_ads() -> dict[str, list[dict | None]] | None:
-    if not ads_enabled_for(current_user):
+    if not ads_enabled_for(viewer_id()):
         return None
-    decided = video_page_ads(request.headers.get("Edge-IPCountry"), month_of(utcnow()))
+    decided = video_page_ads(visitor_country(), month_of(utcnow()))
     render = view_tokens.new_render_id()
     return {slot: served(positions, render) for slot, positions in decided.items()}
