@@ -27,7 +27,7 @@ LEGACY_EVENT_KINDS = {
 
 
 @actor(queue_name="billing", max_retries=10)
-def process_subscription_event(event_id: str):
+def process_subscription_event(event_id: str) -> None:
     """Apply one stored subscription webhook event: copy the provider's subscription,
     then credit as the event says, marking the event processed in that transaction.
     Retries 10 times (the provider may be briefly unreachable), and the outbox sends it
@@ -44,7 +44,9 @@ def process_subscription_event(event_id: str):
 
 
 @actor(queue_name="billing", max_retries=10)
-def handle_subscription_event(event_type: str, object_id: str, reference_id: str | None = None):
+def handle_subscription_event(
+    event_type: str, object_id: str, reference_id: str | None = None
+) -> None:
     """For messages queued before events were stored (the outbox): copy the provider's
     subscription, then credit as the event says. A rerun finds the refill and the
     referral reward already recorded and changes nothing."""
@@ -60,14 +62,14 @@ def handle_subscription_event(event_type: str, object_id: str, reference_id: str
 
 
 @actor(queue_name="billing", max_retries=10)
-def create_payment_customer(user_id: str):
+def create_payment_customer(user_id: str) -> None:
     """Create the user's customer at the provider. The idempotency key and a conditional
     UPDATE make a second run return the same customer and write nothing."""
     ensure_payment_customer(user_id)
 
 
 @actor(queue_name="billing", max_retries=10)
-def cancel_duplicate_subscription(subscription_id: str):
+def cancel_duplicate_subscription(subscription_id: str) -> None:
     """Cancel and refund a member's second paid subscription through the provider, or
     leave it for the operator when the provider refuses. Retries while the provider is
     unreachable; the provider's idempotency keys and the row's status make a rerun

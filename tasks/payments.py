@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import requests
 
 from models.payments import get_provider, local_events
+from models.payments.local_engine import LocalProvider
 from models.payments.local_events import LocalEvent, signed_delivery
 from models.settings import get_settings
 from workers.actors import actor
@@ -25,7 +26,7 @@ class DeliveryFailed(Exception):
 
 
 @actor(queue_name="payments", max_retries=DELIVERY_RETRIES, max_backoff=DELIVERY_MAX_BACKOFF_MS)
-def deliver_local_event(endpoint_path: str, event_body: str):
+def deliver_local_event(endpoint_path: str, event_body: str) -> None:
     """POST one signed event to one endpoint; retried until it answers 2xx, and sent
     again from the outbox while undelivered. Endpoints recognise a redelivered event id,
     so a second delivery changes nothing."""
@@ -55,12 +56,12 @@ def send_local_events(events: Iterable[LocalEvent]) -> None:
 
 
 @actor(queue_name="payments", max_retries=3)
-def expire_local_checkouts():
+def expire_local_checkouts() -> None:
     """The local provider's clock: expire checkouts past their time and end the periods
     of subscriptions past theirs (renew, or end a cancelled one), and announce it. A
     rerun finds none left."""
-    if get_settings().payment_backend != "local":
-        return
     provider = get_provider()
+    if not isinstance(provider, LocalProvider):
+        return
     send_local_events(provider.expire_due())
     send_local_events(provider.end_due_periods())

@@ -58,7 +58,7 @@ class RedisBroker(dramatiq_redis.RedisBroker):
     redis_url: str  # the URL its pool connects to (WorkerTimeouts rebuilds the pool)
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # Dramatiq's, unannotated
         self._maintained: dict[str, float] = {}
         self._maintenance_lock = threading.Lock()
 
@@ -91,7 +91,7 @@ class RedisBroker(dramatiq_redis.RedisBroker):
                     self.heartbeat_timeout,
                     self.dead_message_ttl,
                     self._maintenance_due(command, queue_name),
-                    self._max_unpack_size(),
+                    self._max_unpack_size(),  # type: ignore[no-untyped-call]
                     *args,
                 ],
                 keys=keys,

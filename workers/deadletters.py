@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from dramatiq import Message
 from dramatiq.brokers.redis import RedisBroker
@@ -56,7 +56,7 @@ def status(broker: RedisBroker) -> list[QueueStatus]:
 def dead_messages(broker: RedisBroker, queue: str) -> list[tuple[str, Message[Any]]]:
     """(Redis id, message) of every dead letter of `queue`, oldest first."""
     client = broker.client
-    ids = client.zrange(_key(broker, f"{queue}.XQ"), 0, -1)
+    ids = cast(list[bytes], client.zrange(_key(broker, f"{queue}.XQ"), 0, -1))
     bodies = client.hmget(_key(broker, f"{queue}.XQ.msgs"), ids) if ids else []
     return [
         (redis_id.decode(), Message.decode(body))
