@@ -72,15 +72,15 @@ def send(message_id: str, broker: dramatiq.Broker | None = None) -> bool:
 
 
 def _send_message(row: OutboxMessage, broker: dramatiq.Broker | None = None) -> bool:
-    if not redis_client.available():
-        return False
-    options: dict[str, Any] = {OPTION: row.id}
-    try:
+    def send() -> bool:
         actor = (broker or dramatiq.get_broker()).get_actor(row.actor)
+        options: dict[str, Any] = {OPTION: row.id}
         actor.send_with_options(args=tuple(json.loads(row.args)), **options)
-    except Exception as error:
-        redis_client.mark_down(error)
-        log.warning("outbox message %s (%s) not sent; it waits", row.id, row.actor, exc_info=True)
+        return True
+
+    if not redis_client.handed_over(
+        send, f"outbox message {row.id} ({row.actor}) not sent; it waits"
+    ):
         return False
     _mark_sent(OutboxMessage, OutboxMessage.id == row.id)
     return True
@@ -154,21 +154,20 @@ def send_event(
     """Send a stored event to its actor now; False when the queue is unavailable (the
     event waits for `redrive`), or, `unless_queued`, when its message still waits in
     Redis (a redelivery)."""
-    if not redis_client.available():
-        return False
     marker = QUEUED_MARKER.format(endpoint=endpoint, event_id=event_id)
-    options: dict[str, Any] = {EVENT_OPTION: [endpoint, event_id]}
-    try:
+
+    def send() -> bool:
         fresh = redis_client.get_redis().set(
             marker, "1", nx=True, ex=int(REDRIVE_MAX_INTERVAL.total_seconds())
         )
         if unless_queued and not fresh:
             return False
         actor = (broker or dramatiq.get_broker()).get_actor(EVENT_ACTORS[endpoint])
+        options: dict[str, Any] = {EVENT_OPTION: [endpoint, event_id]}
         actor.send_with_options(args=(event_id,), **options)
-    except Exception as error:
-        redis_client.mark_down(error)
-        log.warning("event %s (%s) not sent; it waits", event_id, endpoint, exc_info=True)
+        return True
+
+    if not redis_client.handed_over(send, f"event {event_id} ({endpoint}) not sent; it waits"):
         return False
     _mark_sent(PaymentEvent, _event_key(endpoint, event_id))
     return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import redis
 from redis.backoff import NoBackoff
@@ -80,6 +81,21 @@ def mark_down(error: Exception | None = None) -> None:
     if available():
         log.warning("Redis failed (%s); skipping it for %.0f s", error, DOWN_SECONDS)
     _down_until = time.monotonic() + DOWN_SECONDS
+
+
+def handed_over(send: Callable[[], bool], what: str) -> bool:
+    """One hand-off to Redis under the one rule every sender keeps: skipped (False)
+    while Redis is taken to be down; `send`'s answer otherwise, and False when it
+    raises: Redis is then taken to be down for DOWN_SECONDS, and `what` (the work that
+    waits, or runs elsewhere) is logged with the error."""
+    if not available():
+        return False
+    try:
+        return send()
+    except Exception as error:
+        mark_down(error)
+        log.warning("%s", what, exc_info=True)
+        return False
 
 
 def reset() -> None:

@@ -34,13 +34,13 @@ class OnFailure(enum.Enum):
 def enqueue(actor: dramatiq.Actor[..., Any], *, on_failure: OnFailure, **kwargs: Any) -> bool:
     """Queue `actor(**kwargs)`; True when queued, else do as `on_failure` says. Inline,
     the actor's own function runs, so both ways do the same work."""
-    if redis_client.available():
-        try:
-            actor.send(**kwargs)
-            return True
-        except Exception as error:
-            redis_client.mark_down(error)
-            log.warning("queue unavailable for %s", actor.actor_name, exc_info=True)
+
+    def send() -> bool:
+        actor.send(**kwargs)
+        return True
+
+    if redis_client.handed_over(send, f"queue unavailable for {actor.actor_name}"):
+        return True
     if on_failure is OnFailure.LOG:
         log.error("%s was not queued%s", actor.actor_name, _ids(kwargs))
         return False
