@@ -22,7 +22,7 @@ from PIL import Image, ImageDraw, ImageFont
 from models.ads import view_tokens
 from models.ads.checkout import mark_paid
 from models.ads.images import store_ad_image
-from models.ads.measurement import record_click, record_impression
+from models.ads.measurement import Click, record_click, record_impression
 from models.ads.months import add_months, first_day, month_of
 from models.ads.profiles import ProfileFields
 from models.ads.reservations import AdPages, Order, SlotFull, approve, reserve
@@ -170,7 +170,7 @@ def _history(reservation: AdReservation, now: datetime) -> None:
             render = uuid.UUID(rendered).bytes[:12]
             token = view_tokens.make(reservation.id, reservation.position, render, moment)
             click = _event_id("click", reservation.id, day.isoformat(), number)
-            record_click(click, reservation.id, COUNTRY, BROWSER, at, view_token=token)
+            record_click(Click(click, reservation.id, COUNTRY, BROWSER, at, view_token=token))
         day += timedelta(days=1)
 
 

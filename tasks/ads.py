@@ -39,18 +39,17 @@ def record_click(
     is_bot: bool = False,
 ) -> None:
     """Log one click under the id made when it arrived; a redelivery inserts nothing.
-    view_token and is_bot come last and optional, so messages queued before them still
-    run."""
-    if measurement.record_click(
-        click_id, reservation_id, country, user_agent, at, view_token, is_bot
-    ):
+    The arguments are measurement.Click's fields, as the front sends them; view_token
+    and is_bot come last and optional, so messages queued before them still run."""
+    click = measurement.Click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
+    if measurement.record_click(click):
         AD_EVENTS.labels(kind="click", stage="counted").inc()
 
 
 @actor(queue_name="measure", max_retries=20)
 def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str) -> None:
     """Count one impression; its event id is recorded in the same transaction, so a
-    redelivery counts nothing."""
+    redelivery counts nothing. The arguments are measurement.Impression's fields."""
     if measurement.record_impression(event_id, reservation_id, date, country, at):
         AD_EVENTS.labels(kind="impression", stage="counted").inc()
 

@@ -1,26 +1,30 @@
-"""Measurement of direct ads: clicks logged once per click id, impressions counted
-once per event id into one row per (reservation, UTC date, country), and only inside
-the reservation's contract period (README, Direct ads: delivery, measurement and
-reports)."""
+"""Measurement of direct ads: what a click or an impression beacon counts, clicks logged
+once per click id, impressions counted once per event id into one row per (reservation,
+UTC date, country), and only inside the reservation's contract period (README, Direct
+ads: delivery, measurement and reports)."""
 
 from __future__ import annotations
 
 import re
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import redis
 from crawleruseragents import is_crawler
 from peewee import SQL
 
 from models import redis_client
+from models.ads import view_tokens
 from models.ads.delivery import active_reservations
 from models.ads.months import month_of
 from models.clock import iso, now_iso, utcnow
 from models.countries import usable_country
 from models.db import db, is_postgres, write_transaction
+from models.errors import NotFound
+from models.metrics import INVALID_BEACONS
 from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent, AdReservation
 
 # The spec's patterns, on top of the maintained list.
@@ -97,15 +101,118 @@ def new_event_id() -> str:
     return str(uuid.uuid4())
 
 
-def record_click(
-    click_id: str,
-    reservation_id: str,
-    country: str,
-    user_agent: str | None,
-    at: str,
-    view_token: str | None = None,
-    is_bot: bool = False,
-) -> bool:
+@dataclass(frozen=True)
+class Beacon:
+    """What a click or an impression beacon says, as the request gave it."""
+
+    reservation_id: str
+    token: str | None  # the view token (`v`), unchecked
+    user_agent: str | None
+    edge_country: str | None  # the edge's country header, unchecked
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Click:
+    """One click to log: the fields, names and order of the record_click message.
+    view_token and is_bot come last and optional, so messages queued before them still
+    run."""
+
+    click_id: str
+    reservation_id: str
+    country: str
+    user_agent: str | None
+    at: str
+    view_token: str | None = None  # only a genuine one
+    is_bot: bool = False
+
+
+@dataclass(frozen=True)
+class ClickAnswer:
+    redirect_url: str  # where the visitor goes, whether the click counts or not
+    click: Click | None  # None outside the contract period: nothing is logged
+
+
+@dataclass(frozen=True)
+class Impression:
+    """One impression to count: the fields, names and order of the record_impression
+    message."""
+
+    event_id: str
+    reservation_id: str
+    date: str
+    country: str
+    at: str
+
+
+class InvalidBeacons(Protocol):
+    """Invalid impression beacons counted per address (web/limits.py's BeaconFlood)."""
+
+    def flooded(self, address: str) -> bool: ...
+
+    def note(self, address: str, reason: str) -> None: ...
+
+
+def judge_click(beacon: Beacon) -> ClickAnswer:
+    """Where the visitor goes and the click to log. Outside the contract period the
+    visitor goes on and nothing is logged. A bot's click is logged too, marked, and
+    left out of the reports' figures. The click id is made here, so a redelivered
+    message logs nothing more."""
+    state = reservation_state(beacon.reservation_id, beacon.now)
+    # An active ad always has its URL: the second test is for the type checker.
+    if state.status != "active" or state.redirect_url is None:
+        raise NotFound("No active ad has this id.")
+    if not state.counts:
+        return ClickAnswer(state.redirect_url, None)
+    # An expired but genuine token still shows the ad was served: a page left open
+    # gets real clicks.
+    genuine = view_tokens.verify(beacon.token, beacon.reservation_id, beacon.now).genuine
+    click = Click(
+        click_id=new_event_id(),
+        reservation_id=beacon.reservation_id,
+        country=stored_country(beacon.edge_country),
+        user_agent=beacon.user_agent,
+        at=iso(beacon.now),
+        view_token=beacon.token if genuine else None,
+        is_bot=is_bot(beacon.user_agent),
+    )
+    return ClickAnswer(state.redirect_url, click)
+
+
+def judge_impression(beacon: Beacon, invalid: InvalidBeacons, address: str) -> Impression | None:
+    """The impression to count, None when it counts nothing: one viewable impression
+    per view token, whose render identity is the event id, so a replay (here or after a
+    redelivery) counts nothing. Bots count nothing."""
+    if is_bot(beacon.user_agent):
+        return None
+    # The signature is checked first (no lookup): an address flooding invalid tokens is
+    # answered here, while a valid token is never limited (README, Operating).
+    seen = view_tokens.verify(beacon.token, beacon.reservation_id, beacon.now)
+    if seen.status != view_tokens.VALID:
+        if invalid.flooded(address):
+            INVALID_BEACONS.labels(reason="flood").inc()
+            return None
+        invalid.note(address, seen.status)
+    state = reservation_state(beacon.reservation_id, beacon.now)
+    if state.status == "unknown":
+        raise NotFound("No ad has this id.")
+    identity = seen.identity if seen.status == view_tokens.VALID else None
+    if not state.counts or identity is None:
+        return None
+    if seen_before(identity):
+        invalid.note(address, "replayed")
+        return None
+    at = iso(beacon.now)
+    return Impression(
+        event_id=identity,
+        reservation_id=beacon.reservation_id,
+        date=at[:10],
+        country=stored_country(beacon.edge_country),
+        at=at,
+    )
+
+
+def record_click(click: Click) -> bool:
     """Insert the click under its own id, with the view token it carried if that was
     genuine and whether a bot made it (kept, but left out of the reports' figures); a
     second delivery of the same click inserts nothing. Returns whether a row was added.
@@ -114,28 +221,29 @@ def record_click(
     click carried is kept as a repeat, left out of the figures. Whether one came before
     is decided in one transaction that holds the token (the write lock on SQLite, a
     lock on the token's hash on PostgreSQL), so clicks at once cannot all be first."""
+    user_agent = click.user_agent
     values: dict[str, object] = {
-        "id": click_id,
-        "ad_reservation": reservation_id,
-        "country": country,
+        "id": click.click_id,
+        "ad_reservation": click.reservation_id,
+        "country": click.country,
         "user_agent": (user_agent or None) and user_agent[:512],
-        "created_at": at,
-        "view_token": view_token,
-        "is_bot": is_bot,
+        "created_at": click.at,
+        "view_token": click.view_token,
+        "is_bot": click.is_bot,
     }
-    if view_token is None or is_bot:
+    if click.view_token is None or click.is_bot:
         return _insert_click(values, is_repeat=False)
     with write_transaction():
         if is_postgres():
             db.execute_sql(
                 "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                (CLICK_TOKEN_LOCK, f"{reservation_id}:{view_token}"),
+                (CLICK_TOKEN_LOCK, f"{click.reservation_id}:{click.view_token}"),
             )
         earlier = (
             AdClickLog.select(SQL("1"))
             .where(
-                (AdClickLog.ad_reservation == reservation_id)
-                & (AdClickLog.view_token == view_token)
+                (AdClickLog.ad_reservation == click.reservation_id)
+                & (AdClickLog.view_token == click.view_token)
                 & (AdClickLog.is_bot == False)  # noqa: E712 (SQL, not Python)
             )
             .exists()

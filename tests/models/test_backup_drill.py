@@ -12,7 +12,7 @@ from playhouse.db_url import connect as connect_url
 
 from models import backup, migrations
 from models.ads.checkout_events import apply_checkout_event
-from models.ads.measurement import record_click, record_impression
+from models.ads.measurement import Click, record_click, record_impression
 from models.ads.months import add_months, month_of
 from models.ads.reservations import Order, reserve
 from models.clock import now_iso, utcnow
@@ -60,7 +60,7 @@ def run_flow():
     paid = get_provider().complete(session)[-1]
     assert apply_checkout_event(paid.event) == "paid"
     for n in range(4):
-        record_click(f"flow-click-{n}", reservation.id, "JP", UA, now_iso())
+        record_click(Click(f"flow-click-{n}", reservation.id, "JP", UA, now_iso()))
         record_impression(f"flow-event-{n}", reservation.id, DAY, "JP")
     return reservation.id, friend.id
 
@@ -83,7 +83,9 @@ class Writer(threading.Thread):
                     n = self.committed + 1
                     with write_transaction():
                         record_impression(f"drill-{n:06d}", self.reservation_id, DAY, "JP")
-                        record_click(f"drill-{n:06d}", self.reservation_id, "JP", UA, now_iso())
+                        record_click(
+                            Click(f"drill-{n:06d}", self.reservation_id, "JP", UA, now_iso())
+                        )
                         grant_bonus_credits(self.user_id, BONUS)
                     self.committed = n
         except BaseException as error:

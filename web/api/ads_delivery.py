@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 
 from flask import jsonify, redirect, request
 from werkzeug.wrappers import Response as HttpResponse
@@ -10,10 +11,9 @@ from werkzeug.wrappers import Response as HttpResponse
 from models.ads import measurement, view_tokens
 from models.ads.delivery import ads_enabled_for, assignment
 from models.ads.months import month_of
-from models.clock import iso, utcnow
+from models.clock import utcnow
 from models.countries import usable_country
-from models.errors import NotFound
-from models.metrics import AD_EVENTS, INVALID_BEACONS
+from models.metrics import AD_EVENTS
 from tasks.ads import record_click, record_impression
 from web.api import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
@@ -42,6 +42,17 @@ def serve(query: ads.ServeParams) -> HttpResponse:
     return jsonify(served.as_json())
 
 
+def _beacon(reservation_id: str, token: str | None) -> measurement.Beacon:
+    """What a click or an impression beacon says, for the domain to judge."""
+    return measurement.Beacon(
+        reservation_id=reservation_id,
+        token=token,
+        user_agent=request.headers.get("User-Agent"),
+        edge_country=visitor_country(),
+        now=utcnow(),
+    )
+
+
 @bp.get("/ad-click/<reservation_id>")
 @operation(
     "Log a click and send the visitor to the advertiser (302)",
@@ -51,37 +62,14 @@ def serve(query: ads.ServeParams) -> HttpResponse:
     redirect=True,
 )
 def ad_click(path, query):
-    """Log the click, then send the visitor on. The log is queued with an id made here;
-    without a queue it is written directly; failing that the visitor still goes on.
-    Outside the contract period the visitor goes on and nothing is logged. A bot's click
-    is logged too, marked, and left out of the reports' figures."""
-    reservation_id = path.reservation_id
-    now = utcnow()
-    state = measurement.reservation_state(reservation_id, now)
-    if state.status != "active":
-        raise NotFound("No active ad has this id.")
-    if not state.counts:
-        return redirect(state.redirect_url, code=302)
-    token = query.v
-    # An expired but genuine token still shows the ad was served: a page left open
-    # gets real clicks.
-    genuine = view_tokens.verify(token, reservation_id, now).genuine
-    user_agent = request.headers.get("User-Agent")
-    # RUN_INLINE_OR_LOG: with the queue down the click is written here, and if that fails
-    # too it is logged and the visitor still goes on (README, Faults and recovery).
-    enqueue(
-        record_click,
-        on_failure=OnFailure.RUN_INLINE_OR_LOG,
-        click_id=measurement.new_event_id(),
-        reservation_id=reservation_id,
-        country=measurement.stored_country(visitor_country()),
-        user_agent=user_agent,
-        at=iso(now),
-        view_token=token if genuine else None,
-        is_bot=measurement.is_bot(user_agent),
-    )
-    AD_EVENTS.labels(kind="click", stage="accepted").inc()
-    return redirect(state.redirect_url, code=302)
+    """Log the click the domain makes of it (if any), then send the visitor on."""
+    answer = measurement.judge_click(_beacon(path.reservation_id, query.v))
+    if answer.click is not None:
+        # RUN_INLINE_OR_LOG: with the queue down the click is written here, and if that
+        # fails too it is logged and the visitor still goes on (README, Faults and recovery).
+        enqueue(record_click, on_failure=OnFailure.RUN_INLINE_OR_LOG, **asdict(answer.click))
+        AD_EVENTS.labels(kind="click", stage="accepted").inc()
+    return redirect(answer.redirect_url, code=302)
 
 
 @bp.post("/ad-impression/<reservation_id>")
@@ -94,41 +82,15 @@ def ad_click(path, query):
     responses={202: None, 204: None, 500: ErrorBody},
 )
 def ad_impression(path, query):
-    """Count one viewable impression per view token: the token's render identity is the
-    event id, so a replay (here or after a redelivery) counts nothing."""
-    reservation_id = path.reservation_id
-    if measurement.is_bot(request.headers.get("User-Agent")):
+    """Count the impression the domain makes of the beacon: 202, or 204 when it counts
+    nothing."""
+    beacon = _beacon(path.reservation_id, query.v)
+    impression = measurement.judge_impression(beacon, beacon_flood(), client_address())
+    if impression is None:
         return "", 204
-    now = utcnow()
-    # The signature is checked first (no lookup): an address flooding invalid tokens is
-    # answered here, while a valid token is never limited (README, Operating).
-    seen = view_tokens.verify(query.v, reservation_id, now)
-    flood, address = beacon_flood(), client_address()
-    if seen.status != view_tokens.VALID:
-        if flood.flooded(address):
-            INVALID_BEACONS.labels(reason="flood").inc()
-            return "", 204
-        flood.note(address, seen.status)
-    state = measurement.reservation_state(reservation_id, now)
-    if state.status == "unknown":
-        raise NotFound("No ad has this id.")
-    if not state.counts or seen.status != view_tokens.VALID:
-        return "", 204
-    if measurement.seen_before(seen.identity):
-        flood.note(address, "replayed")
-        return "", 204
-    at = iso(now)
     # RUN_INLINE: with the queue down the impression is counted here, and if that fails
     # too the beacon gets a 500 (README, Faults and recovery).
-    enqueue(
-        record_impression,
-        on_failure=OnFailure.RUN_INLINE,
-        event_id=seen.identity,
-        reservation_id=reservation_id,
-        date=at[:10],
-        country=measurement.stored_country(visitor_country()),
-        at=at,
-    )
+    enqueue(record_impression, on_failure=OnFailure.RUN_INLINE, **asdict(impression))
     AD_EVENTS.labels(kind="impression", stage="accepted").inc()
     return "", 202
 

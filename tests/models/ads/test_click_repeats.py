@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from models.ads.admin import Figures, list_reservations
-from models.ads.measurement import record_click
+from models.ads.measurement import Click, record_click
 from models.ads.reports import admin_report, advertiser_reservation, advertiser_reservations
 from models.db import db
 from models.migrations import m0015_click_repeats
@@ -40,7 +40,7 @@ def impressions(reservation, day, count):
 
 def click(reservation, at="2027-01-10T10:00:00.000Z", token=TOKEN, bot=False, click_id=None):
     return record_click(
-        click_id or str(uuid.uuid4()), reservation.id, "JP", BROWSER, at, token, bot
+        Click(click_id or str(uuid.uuid4()), reservation.id, "JP", BROWSER, at, token, bot)
     )
 
 

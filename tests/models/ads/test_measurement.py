@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from models.ads.delivery import clear_process_cache
-from models.ads.measurement import record_click, reservation_state
+from models.ads.measurement import Click, record_click, reservation_state
 from models.ads.reservations import approve, stop
 from models.tables import AdClickLog, AdReservation
 from tests.factories import make_reservation
@@ -71,6 +71,6 @@ def test_a_stopped_ad_never_counts_and_an_unknown_id_is_unknown(january_to_march
 
 
 def test_a_click_keeps_the_view_token_it_is_given(january_to_march):
-    record_click("c1", january_to_march.id, "JP", "UA", "2027-02-01T00:00:00.000Z", "tok")
-    record_click("c2", january_to_march.id, "JP", "UA", "2027-02-01T00:00:00.000Z")
+    record_click(Click("c1", january_to_march.id, "JP", "UA", "2027-02-01T00:00:00.000Z", "tok"))
+    record_click(Click("c2", january_to_march.id, "JP", "UA", "2027-02-01T00:00:00.000Z"))
     assert {c.id: c.view_token for c in AdClickLog.select()} == {"c1": "tok", "c2": None}
