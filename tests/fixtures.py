@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from collections.abc import Callable
 
 from peewee import Database, Model, sort_models
 
@@ -26,6 +28,17 @@ REAL_BROWSER_UA = (
 
 # Kept between tests: the record of applied migrations and the seeded ad slots.
 KEPT_TABLES = frozenset({"schema_migrations", "ad_slots"})
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 30.0) -> bool:
+    """Whether CONDITION came true within TIMEOUT seconds (checked every 0.1 s): how a
+    test waits for something to have happened, instead of sleeping a guessed while."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def metric_changes(name: str, **labels: str):

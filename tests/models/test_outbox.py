@@ -21,7 +21,7 @@ from scheduler.schedule import SCHEDULE, Job
 from tasks.payments import send_local_events
 from tests.concurrency import at_once
 from tests.factories import make_reservation, make_user
-from tests.fixtures import drain, take_messages
+from tests.fixtures import drain, take_messages, wait_for
 from web.cli import main
 from workers import deadletters
 
@@ -35,6 +35,12 @@ def later(minutes, seconds=0):
 @pytest.fixture
 def scheduler_redis(redis_client, new_redis_client):
     return new_redis_client()
+
+
+def all_acknowledged(broker, queue_name):
+    """Whether the stub worker has acknowledged every delivery from the queue so far (a
+    retry waiting on the delay queue is not one yet)."""
+    return broker.queues[queue_name].unfinished_tasks == 0
 
 
 def spent_user():
@@ -100,12 +106,10 @@ def test_a_failing_actor_leaves_its_message_waiting(stub_broker, stub_worker, mo
     with write_transaction():
         message_id = outbox.add("batch-monthly-reset", None, False)
     outbox.send(message_id)
-    deadline = time.monotonic() + 10
-    while not attempts and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.2)  # the middleware has run after the failed attempt
+    # A failed attempt, and every delivery so far acknowledged: the worker acks a message
+    # only after every middleware's after-hook has run, OutboxAck's among them.
+    assert wait_for(lambda: attempts and all_acknowledged(stub_broker, "batch"), timeout=10)
 
-    assert attempts
     assert OutboxMessage.get_by_id(message_id).processed_at is None
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,6 +13,7 @@ import redis
 from scheduler import runner
 from scheduler.runner import latest_due_tick, tick_once
 from scheduler.schedule import SCHEDULE, Job
+from tests.fixtures import wait_for
 
 HOURLY = Job("probe-hourly", "17 * * * *", "purge_expired_sessions")
 MISSING = Job("probe-missing", "17 * * * *", "no_such_actor")
@@ -163,7 +163,9 @@ def test_a_scheduler_that_died_mid_send_leaves_the_tick_to_a_later_round(
     with contextlib.suppress(Exception):
         tick_once(dying, FailingSends(stub_broker), at(10, 17, 1), [HOURLY])
     assert tick_once(redis_client, stub_broker, at(10, 17, 2), [HOURLY]) == []  # still held
-    time.sleep(0.6)
+    claim = "subsearch:scheduler:tick:probe-hourly:2026-11-22T10:17"
+    assert 0 < redis_client.pttl(claim) <= 500  # held for SENDING_TTL, not for good
+    assert wait_for(lambda: not redis_client.exists(claim), timeout=5), "the claim never lapsed"
 
     assert len(tick_once(redis_client, stub_broker, at(10, 17, 7), [HOURLY])) == 1
     assert queued(stub_broker) == 1

@@ -7,11 +7,12 @@ import os
 import signal
 import socket
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+import redis
+
 from tests.fixtures import TEST_REDIS_URL
+from tests.fixtures import wait_for as wait_for  # where the flow tests have imported it from
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,13 +22,14 @@ def flow_env() -> dict[str, str]:
     return {**os.environ, "QUEUE_BROKER": "redis", "REDIS_URL": TEST_REDIS_URL}
 
 
-def wait_for(condition: Callable[[], object], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
+def all_acknowledged(client: redis.Redis, queue_name: str) -> bool:
+    """Whether every message sent to the queue is done with: acknowledged, or dead-lettered.
+    Dramatiq's Redis broker keeps a message's body in `<queue>.msgs` (`<queue>.DQ.msgs`
+    while a retry waits) from its send until a worker acks it, through a fetch, a worker
+    killed holding it and a requeue; once both are empty, no delivery is left to run."""
+    return not any(
+        client.hlen(f"dramatiq:{name}.msgs") for name in (queue_name, f"{queue_name}.DQ")
+    )
 
 
 def free_port() -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import uuid
 
 import pytest
@@ -12,7 +11,7 @@ from dramatiq import Message
 
 from models.verifications import VerificationStore
 from tests.fixtures import TEST_REDIS_URL
-from tests.workers.processes import ROOT, flow_env, wait_for
+from tests.workers.processes import ROOT, all_acknowledged, flow_env, wait_for
 from workers.broker import build_broker
 
 pytestmark = pytest.mark.flow
@@ -81,7 +80,8 @@ def test_a_message_crosses_redis_to_a_worker_and_runs_once(
     send(redis_broker, "record_probe", key)
     assert wait_for(lambda: runs(redis_client, key) == 1), "the worker never ran the message"
     assert VerificationStore().get(key) == "processed"  # written through the worker's connection
-    time.sleep(1.5)
+    # Acknowledged, nothing of it left in Redis to deliver again: the count is final.
+    assert wait_for(lambda: all_acknowledged(redis_client, "flow")), "never acknowledged"
     assert runs(redis_client, key) == 1
     assert redis_client.llen("dramatiq:flow") == 0
     assert redis_client.zcard("dramatiq:flow.XQ") == 0

@@ -22,7 +22,7 @@ from models.tables import AdClickLog, AdImpressionDaily
 from tests.factories import make_reservation
 from tests.fakes.frozen_server import frozen_server
 from tests.fixtures import TEST_REDIS_URL
-from tests.workers.processes import kill, wait_for
+from tests.workers.processes import all_acknowledged, kill, wait_for
 from workers.broker import build_broker
 
 pytestmark = pytest.mark.flow
@@ -84,7 +84,8 @@ def test_a_killed_workers_messages_are_delivered_again_within_60_s(start_worker,
         reservation.id
     )
     assert time.monotonic() - started < 60
-    time.sleep(1)
+    # Every message acknowledged, none left in Redis to deliver again: the count is final.
+    assert wait_for(lambda: all_acknowledged(redis_client, "measure"), timeout=30)
     assert impressions(reservation.id) == 10  # nothing counted twice
     broker.close()
 
