@@ -11,7 +11,7 @@ from models.billing import duplicate_subscriptions_for_operator
 from models.errors import ValidationError
 from models.tables import User
 from web.api.operation import parse_query
-from web.api.schemas import ads, system
+from web.api.schemas import ad_admin, system
 from web.auth import require_admin_page
 from web.charts import daily_lines, monthly_revenue
 from workers import deadletters
@@ -41,12 +41,12 @@ def index() -> str:
 
 @bp.get("/ads", endpoint="ads")
 def ads_page() -> str:
-    filters = parse_query(ads.AdminListParams, known_only=True).model_dump()
-    listed = [ads.AdminReservation.of(r).as_json() for r in admin.list_reservations(**filters)]
+    filters = parse_query(ad_admin.AdminListParams, known_only=True).model_dump()
+    listed = [ad_admin.AdminReservation.of(r).as_json() for r in admin.list_reservations(**filters)]
     return render_template(
         "admin/ads.html",
         reservations=listed,
-        timeline=ads.Timeline.of(admin.timeline()).as_json(),
+        timeline=ad_admin.Timeline.of(admin.timeline()).as_json(),
         filters=filters,
         statuses=admin.STATUSES,
         slots=SLOT_IDS,
@@ -56,13 +56,13 @@ def ads_page() -> str:
 @bp.get("/ads/report")
 def ads_report() -> str | tuple[str, int]:
     try:
-        query = parse_query(ads.ReportParams, known_only=True)
+        query = parse_query(ad_admin.ReportParams, known_only=True)
         start, end = reports.parse_range(query.start_date, query.end_date)
     except ValidationError as error:
         return render_template(
             "error.html", status=400, message="; ".join(error.fields.values())
         ), 400
-    report = ads.Report.of(reports.admin_report(start, end)).as_json()
+    report = ad_admin.Report.of(reports.admin_report(start, end)).as_json()
     return render_template(
         "admin/report.html", report=report, chart=daily_lines(report["dailyTrend"])
     )
@@ -70,7 +70,7 @@ def ads_report() -> str | tuple[str, int]:
 
 @bp.get("/revenue")
 def revenue() -> str:
-    revenue = ads.Revenue.of(admin.revenue()).as_json()
+    revenue = ad_admin.Revenue.of(admin.revenue()).as_json()
     return render_template(
         "admin/revenue.html", revenue=revenue, chart=monthly_revenue(revenue["adRevenue"])
     )

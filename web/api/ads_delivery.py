@@ -17,7 +17,7 @@ from models.metrics import AD_EVENTS
 from tasks.ads import record_click, record_impression
 from web.api import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
-from web.api.schemas import ads
+from web.api.schemas import ad_delivery, ads
 from web.api.schemas.common import ErrorBody
 from web.limits import beacon_flood, client_address
 from web.visitor import viewer_id, visitor_country
@@ -29,16 +29,18 @@ log = logging.getLogger(__name__)
 @bp.get("/ads/serve")
 @operation(
     "The ads of a slot for this visitor's country and month",
-    query=ads.ServeParams,
-    responses={200: ads.Served},
+    query=ad_delivery.ServeParams,
+    responses={200: ad_delivery.Served},
 )
-def serve(query: ads.ServeParams) -> HttpResponse:
+def serve(query: ad_delivery.ServeParams) -> HttpResponse:
     month = query.month or month_of(utcnow())
     # Without a country in the query (or an empty one), the visitor's own, as on the pages.
     raw_country = query.country or visitor_country()
     shown_country = usable_country(raw_country) or raw_country or None
     decided = assignment(query.slot, raw_country, month) if ads_enabled_for(viewer_id()) else None
-    served = ads.Served.of(query.slot, shown_country, month, decided, view_tokens.new_render_id())
+    served = ad_delivery.Served.of(
+        query.slot, shown_country, month, decided, view_tokens.new_render_id()
+    )
     return jsonify(served.as_json())
 
 
@@ -57,7 +59,7 @@ def _beacon(reservation_id: str, token: str | None) -> measurement.Beacon:
 @operation(
     "Log a click and send the visitor to the advertiser (302)",
     path=ads.ReservationPath,
-    query=ads.BeaconParams,
+    query=ad_delivery.BeaconParams,
     responses={302: None},
     redirect=True,
 )
@@ -76,7 +78,7 @@ def ad_click(path, query):
 @operation(
     "Count one viewable impression of a render (a beacon; no body)",
     path=ads.ReservationPath,
-    query=ads.BeaconParams,
+    query=ad_delivery.BeaconParams,
     body_kind=NO_BODY,
     # 500: neither the queue nor the database could count it (README, Faults and recovery).
     responses={202: None, 204: None, 500: ErrorBody},

@@ -8,7 +8,7 @@ from models.ads import view_tokens
 from models.ads.delivery import DirectAd, SearchPageAds, ads_enabled_for, video_page_ads
 from models.ads.months import month_of
 from models.clock import utcnow
-from web.api.schemas.ads import ServedAd
+from web.api.schemas.ad_delivery import ServedAd
 from web.visitor import viewer_id, visitor_country
 
 

@@ -1,7 +1,8 @@
-"""Direct ads: slots, advertiser profiles, images, prices and inventory, reservations,
-serving, and the administrators' review, timeline, report and revenue. Request models
-give the domain its inputs (`order()`, `fields()`, `changes()`); response models are
-built from the domain's objects (`of()`)."""
+"""Direct ads as advertisers meet them: slots, advertiser profiles, images, prices and
+inventory, reservations and their own reports (serving is in ad_delivery.py, the
+administrators' review in ad_admin.py). Request models give the domain its inputs
+(`order()`, `fields()`, `changes()`); response models are built from the domain's objects
+(`of()`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
-from models.ads import MAX_MONTHS, SLOT_IDS, admin, notices, reports
+from models.ads import MAX_MONTHS, SLOT_IDS, admin, reports
 from models.ads.admin import STATUSES, status_problem
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
-from models.ads.delivery import DirectAd
 from models.ads.images import StoredImage
 from models.ads.inventory import Availability, slot_problem
 from models.ads.profiles import (
@@ -32,7 +32,6 @@ from web.api.schemas.common import (
     SPACE,
     Body,
     CountryCode,
-    Date,
     Month,
     PathParams,
     Query,
@@ -44,7 +43,6 @@ from web.api.schemas.common import (
     pattern,
     text,
 )
-from web.urls import public_url
 
 Slot = checked(slot_problem, {"enum": list(SLOT_IDS)})
 Status = checked(status_problem, {"enum": list(STATUSES)})
@@ -316,7 +314,7 @@ class ReservationPath(PathParams):
     reservation_id: Uuid
 
 
-def _placement(r: AdReservation) -> dict[str, Any]:
+def placement_fields(r: AdReservation) -> dict[str, Any]:
     return {
         "id": r.id,
         "slot": r.slot_id,
@@ -328,13 +326,13 @@ def _placement(r: AdReservation) -> dict[str, Any]:
     }
 
 
-def _measured(figures: admin.Figures) -> dict[str, Any]:
+def measured_fields(figures: admin.Figures) -> dict[str, Any]:
     return {"impressions": figures.impressions, "clicks": figures.clicks, "ctr": figures.ctr}
 
 
-def _reservation(r: AdReservation) -> dict[str, Any]:
+def reservation_fields(r: AdReservation) -> dict[str, Any]:
     return {
-        **_placement(r),
+        **placement_fields(r),
         "advertiser_name": r.advertiser_name,
         "image_url": r.image_url,
         "redirect_url": r.redirect_url,
@@ -376,7 +374,7 @@ class Reservation(Placement):
 
     @classmethod
     def of(cls, reservation: AdReservation) -> Reservation:
-        return cls(**_reservation(reservation))
+        return cls(**reservation_fields(reservation))
 
 
 class ReservationCreated(Response):
@@ -390,8 +388,8 @@ class ReservationCreated(Response):
 
 def _own(own: reports.OwnReservation) -> dict[str, Any]:
     return {
-        **_placement(own.reservation),
-        **_measured(own.figures),
+        **placement_fields(own.reservation),
+        **measured_fields(own.figures),
         "advertiser_name": own.reservation.advertiser_name,
         "image_url": own.reservation.image_url,
         "days_left": own.days_left,
@@ -458,312 +456,4 @@ class OwnReservationDetail(OwnReservation):
                 advertiser_name=r.advertiser_name,
                 redirect_url=r.redirect_url,
             ),
-        )
-
-
-# Serving.
-
-
-class ServeParams(Query):
-    slot: Slot
-    month: Month | None = None
-    country: text(64, min_length=1) | None = Field(
-        default=None,
-        description="ISO 3166-1 alpha-2; the visitor's own when absent; any other text "
-        "(XX, T1) gives four empty positions",
-    )
-
-
-class ServedAd(Response):
-    reservation_id: str
-    advertiser_name: str
-    image_url: str
-    click_url: str
-    impression_url: str
-
-    @classmethod
-    def of(cls, ad: DirectAd, render_id: bytes) -> ServedAd:
-        """The ad as served in one render: its click and impression addresses carry the
-        render's view token for this ad."""
-        token = ad.view_token(render_id)
-        return cls(
-            reservation_id=ad.reservation_id,
-            advertiser_name=ad.advertiser_name,
-            image_url=ad.image_url,
-            click_url=public_url("api.ad_click", reservation_id=ad.reservation_id, v=token),
-            impression_url=public_url(
-                "api.ad_impression", reservation_id=ad.reservation_id, v=token
-            ),
-        )
-
-
-class ServedPosition(Response):
-    position: int
-    ad: ServedAd | None
-
-
-class Served(Response):
-    slot: Slot
-    country: str | None
-    month: str
-    ads_enabled: bool
-    positions: list[ServedPosition]
-
-    @classmethod
-    def of(
-        cls,
-        slot: str,
-        country: str | None,
-        month: str,
-        ads: list[DirectAd | None] | None,
-        render_id: bytes,
-    ) -> Served:
-        """The positions in order, each with its direct ad or none (network fallback);
-        `ads` None when this viewer gets no ads at all."""
-        return cls(
-            slot=slot,
-            country=country,
-            month=month,
-            ads_enabled=ads is not None,
-            positions=[
-                ServedPosition(position=n, ad=ServedAd.of(ad, render_id) if ad else None)
-                for n, ad in enumerate(ads or [], start=1)
-            ],
-        )
-
-
-class BeaconParams(Query):
-    """Only the view token is read; anything else a page adds is ignored, so a beacon
-    never fails the visitor."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    v: str | None = Field(default=None, description="The view token of the render")
-
-
-# Administration.
-
-
-class AdminListParams(Query):
-    status: Status | None = None
-    slot: Slot | None = None
-    country: CountryCode | None = None
-
-
-class AdminReservation(Reservation, Measured):
-    business_legal_name: str | None
-    business_category: str | None
-    contact_name: str | None
-    contact_email: str | None
-    payment_intent_id: str | None
-    position_released: bool
-    paid_after_stop_at: Timestamp | None
-    has_stop_notice: bool
-
-    @classmethod
-    def of(cls, listed: admin.ListedReservation) -> AdminReservation:  # type: ignore[override]
-        r = listed.reservation
-        return cls(
-            **_reservation(r),
-            **_measured(listed.figures),
-            business_legal_name=r.business_legal_name,
-            business_category=r.business_category,
-            contact_name=r.contact_name,
-            contact_email=r.contact_email,
-            payment_intent_id=r.payment_intent_id,
-            # A rejected unpaid reservation gave its position back.
-            position_released=r.position_released_at is not None,
-            # Money that arrived after the reservation was stopped: refund it.
-            paid_after_stop_at=r.paid_after_stop_at,
-            has_stop_notice=listed.has_stop_notice,
-        )
-
-
-class AdminReservations(Response):
-    reservations: list[AdminReservation]
-
-
-class StopBody(Body):
-    reason: text(500, min_length=1)
-
-
-class StopNotice(Response):
-    to: str
-    subject: str
-    body: str
-    mailto: str
-    created_at: Timestamp | None = None
-
-    @classmethod
-    def of(cls, notice: notices.StopNotice) -> StopNotice:
-        kept = {} if notice.created_at is None else {"created_at": notice.created_at}
-        return cls(
-            to=notice.to, subject=notice.subject, body=notice.body, mailto=notice.mailto, **kept
-        )
-
-
-class Stopped(Response):
-    reservation: Reservation
-    notice: StopNotice | None
-
-
-class Approved(Response):
-    reservation: Reservation
-
-
-class StopNoticeAnswer(Response):
-    notice: StopNotice
-
-
-class TimelineCell(Response):
-    reservation_id: str
-    advertiser_name: str
-    status: Status
-
-
-class TimelineRow(Response):
-    slot: Slot
-    position: int
-    country: str
-    cells: list[TimelineCell | None]
-
-    @classmethod
-    def of(cls, unit: admin.TimelineRow) -> TimelineRow:
-        return cls(
-            slot=unit.slot,
-            position=unit.position,
-            country=unit.country,
-            cells=[
-                None
-                if held is None
-                else TimelineCell(
-                    reservation_id=held.id,
-                    advertiser_name=held.advertiser_name,
-                    status=held.status,
-                )
-                for held in unit.cells
-            ],
-        )
-
-
-class Timeline(Response):
-    months: list[str]
-    rows: list[TimelineRow]
-
-    @classmethod
-    def of(cls, timeline: admin.Timeline) -> Timeline:
-        return cls(months=timeline.months, rows=[TimelineRow.of(row) for row in timeline.rows])
-
-
-class ReportParams(Query):
-    start_date: Date | None = None
-    end_date: Date | None = None
-
-
-class ReportRow(Placement, Measured):
-    advertiser_name: str
-    unverified_clicks: int
-    bot_clicks: int
-
-    @classmethod
-    def of(cls, row: reports.ReportRow) -> ReportRow:
-        return cls(
-            **_placement(row.reservation),
-            **_measured(row.figures),
-            advertiser_name=row.reservation.advertiser_name,
-            unverified_clicks=row.unverified_clicks,
-            bot_clicks=row.bot_clicks,
-        )
-
-
-class ReportTotals(Measured):
-    unverified_clicks: int
-    bot_clicks: int
-
-    @classmethod
-    def of(cls, totals: reports.ReportTotals) -> ReportTotals:
-        return cls(
-            **_measured(totals.figures),
-            unverified_clicks=totals.unverified_clicks,
-            bot_clicks=totals.bot_clicks,
-        )
-
-
-class Report(Response):
-    start_date: str
-    end_date: str
-    reservations: list[ReportRow]
-    totals: ReportTotals
-    daily_trend: list[DailyFigures]
-
-    @classmethod
-    def of(cls, report: reports.Report) -> Report:
-        return cls(
-            start_date=report.start.isoformat(),
-            end_date=report.end.isoformat(),
-            reservations=[ReportRow.of(row) for row in report.rows],
-            totals=ReportTotals.of(report.totals),
-            daily_trend=[DailyFigures.of(day) for day in report.daily_trend],
-        )
-
-
-class RevenueRow(Response):
-    month: str
-    country: str
-    currency: str
-    amount_received: int
-    payments: int
-
-    @classmethod
-    def of(cls, row: admin.RevenueRow) -> RevenueRow:
-        return cls(
-            month=row.month,
-            country=row.country,
-            currency=row.currency,
-            amount_received=row.amount_received,
-            payments=row.payments,
-        )
-
-
-class RevenueTotal(Response):
-    currency: str
-    amount_received: int
-
-
-class PaidAfterStop(Response):
-    reservation_id: str
-    advertiser_name: str
-    payment_intent_id: str
-    currency: str
-    amount_received: int
-    stopped_at: Timestamp | None
-    paid_at: Timestamp | None
-
-    @classmethod
-    def of(cls, paid: admin.PaidAfterStop) -> PaidAfterStop:
-        return cls(
-            reservation_id=paid.reservation.id,
-            advertiser_name=paid.reservation.advertiser_name,
-            payment_intent_id=paid.payment_intent_id,
-            currency=paid.currency,
-            amount_received=paid.amount_received,
-            stopped_at=paid.reservation.stopped_at,
-            paid_at=paid.reservation.paid_after_stop_at,
-        )
-
-
-class Revenue(Response):
-    ad_revenue: list[RevenueRow]
-    totals: list[RevenueTotal]
-    paid_after_stop: list[PaidAfterStop]
-
-    @classmethod
-    def of(cls, revenue: admin.Revenue) -> Revenue:
-        return cls(
-            ad_revenue=[RevenueRow.of(row) for row in revenue.by_month],
-            totals=[
-                RevenueTotal(currency=t.currency, amount_received=t.amount_received)
-                for t in revenue.totals
-            ],
-            paid_after_stop=[PaidAfterStop.of(paid) for paid in revenue.paid_after_stop],
         )
