@@ -10,7 +10,7 @@ each beside the figures of the engine before Japanese words were indexed
 (issue 30): "filter-month" a word and one month of videos (a selective filter, 1 in 72),
 "filter-broad" a word and a filter most videos pass (after:2021, type:manual, lang:ja,
 duration:>4m) or exclusion, and "or-prefix-excl" OR, a Latin prefix and an excluded
-word. Targets (README, Search and ingestion): p95 at most 15 ms at 200k segments and 50
+word. Targets (docs/search.md, Benchmark): p95 at most 15 ms at 200k segments and 50
 ms at 1M for every class, flat and grouped alike, the index built at 15,000 segments/s or
 more with the analyser on, and a process that opened the 1M index (a fresh one, so the
 build's memory does not count) under 300 MB RSS.

@@ -91,7 +91,7 @@ def sync_subscription(
     to keep (unknown to the provider, unknown price or owner), which is logged and
     counted, or when it is the member's second paid subscription: then no row is
     written, it is recorded in `duplicate_subscriptions` and its cancellation and
-    refund are queued through the outbox (README, Payments)."""
+    refund are queued through the outbox (docs/payments.md)."""
     try:
         remote = get_provider().get_subscription(subscription_id)
     except PaymentNotFound:
@@ -293,8 +293,9 @@ def apply_subscription_event(
     """The credit side of a subscription event, after copying the provider's state.
 
     - complete and update: credit_balance goes to the plan's limit when the plan or the
-      billing period is new to us (README, Credits, plans and referrals: cancelling
-      and restoring refills nothing); complete also pays the referral reward, once.
+      billing period is new to us (docs/accounts.md, Credits, plans and referrals:
+      cancelling and restoring refills nothing); complete also pays the referral
+      reward, once.
     - deleted: back to the free 50, unless another subscription is still live.
 
     With `event_id` (a stored event), the event is marked processed in the same
@@ -565,7 +566,7 @@ def _release_claim(user_id: str, token: str) -> None:
 def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
     """A subscription checkout for `plan`; returns the URL to send the buyer to.
 
-    One checkout per member at a time (README, Payments): while one is open or being
+    One checkout per member at a time (docs/payments.md): while one is open or being
     paid, asking again for the same plan gives it again, for another plan
     CheckoutOpen; a member with a paid subscription gets AlreadySubscribedToPlan. A
     checkout that expired, was cancelled or was applied no longer counts."""

@@ -37,7 +37,7 @@ REFRESH_LOCK = "subsearch:channel-refresh:{channel_id}"
 # Fetching may start from these; `deleted` is final.
 FETCHABLE = ("pending", "completed", "failed", "unavailable")
 # A failed fetch is tried again this long after the 1st, 2nd and 3rd failure in a row;
-# after the 4th the video stays `failed` (README, Search and ingestion).
+# after the 4th the video stays `failed` (docs/search.md, Failed fetches heal).
 RETRY_DELAYS = (timedelta(hours=1), timedelta(hours=6), timedelta(hours=24))
 
 

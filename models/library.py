@@ -51,8 +51,8 @@ def record_search(user_id: str, query: SearchQuery) -> None:
 
 def search(user_id: str | None, query: SearchQuery) -> SearchResults:
     """A search as the page and the API make it: run on the engine, and recorded in a
-    signed-in user's history (README, Search and ingestion). Hits of overlapping
-    segments of one moment are merged, so a page may hold fewer than `per_page` hits."""
+    signed-in user's history (docs/search.md, Search API). Hits of overlapping segments
+    of one moment are merged, so a page may hold fewer than `per_page` hits."""
     with timed(SEARCH_SECONDS, engine=get_settings().search_backend, kind="moments"):
         results = get_engine().search(query)
     results = replace(results, hits=merge_overlapping(results.hits))
@@ -62,7 +62,7 @@ def search(user_id: str | None, query: SearchQuery) -> SearchResults:
 
 
 def search_videos(user_id: str | None, query: SearchQuery) -> VideoResults:
-    """The same search grouped by video (README, API), recorded in the
+    """The same search grouped by video (docs/api.md, Search), recorded in the
     history like `search`."""
     with timed(SEARCH_SECONDS, engine=get_settings().search_backend, kind="videos"):
         results = get_engine().search_videos(query)

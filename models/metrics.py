@@ -1,5 +1,5 @@
 """The service's Prometheus metrics: their names, what they count, and how a scrape reads
-them (README, Operating).
+them (docs/operating.md, Metrics).
 
 Each process records into prometheus_client's values. Where several processes serve
 together (gunicorn's workers, Dramatiq's worker processes) PROMETHEUS_MULTIPROC_DIR names

@@ -1,6 +1,7 @@
-"""The transactional outbox (README, Faults and recovery): work whose loss would cost money or a
-promise is written to the database in the transaction that makes it necessary, sent
-to the queue after commit, and sent again by `redrive()` until its actor has run.
+"""The transactional outbox (docs/operating.md, Faults and recovery): work whose loss
+would cost money or a promise is written to the database in the transaction that makes
+it necessary, sent to the queue after commit, and sent again by `redrive()` until its
+actor has run.
 
 Two kinds of rows wait here:
 - verified webhook events (`payment_events` with a payload), applied by the actor

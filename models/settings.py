@@ -166,9 +166,9 @@ class Settings:
     dev_default_country: str | None = None
     metrics_token: str | None = None  # GET /metrics answers only with it (unset: 404)
     log_format: str = "text"  # LOG_FORMAT: json or text lines on standard error
-    # Rate limits (web/limits.py; README, Operating): per signed-in user, else per client
-    # address; each the `limits` notation. The defaults are above what a person using
-    # the site by hand, however fast, ever sends.
+    # Rate limits (web/limits.py; docs/operating.md, Rate limits): per signed-in user,
+    # else per client address; each the `limits` notation. The defaults are above what a
+    # person using the site by hand, however fast, ever sends.
     rate_limits_enabled: bool = True
     rate_limit_search: str = "60/minute;1200/hour"
     rate_limit_unlock: str = "20/minute;300/hour"

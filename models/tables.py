@@ -170,8 +170,8 @@ class Video(BaseModel):
     description = TextField(null=True)
     subtitle_status = TextField(default="pending")
     subtitle_type = TextField(null=True)
-    # Failed fetches in a row, and when the scheduler fetches again (README, Search and
-    # ingestion); null when no retry is due.
+    # Failed fetches in a row, and when the scheduler fetches again (docs/search.md,
+    # Failed fetches heal); null when no retry is due.
     fetch_attempts = IntegerField(default=0)
     next_fetch_at = TextField(null=True)
     created_at = created()

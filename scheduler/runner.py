@@ -75,7 +75,7 @@ def _mark_sent(redis: redis_lib.Redis, job: Job, tick: datetime) -> None:
 
 def last_sent_ticks(redis: redis_lib.Redis) -> dict[str, datetime]:
     """Each job's last tick sent, for operators (a scheduler that stopped shows as the
-    every-minute jobs' ticks growing old: README, Operating)."""
+    every-minute jobs' ticks growing old: docs/operating.md, What to alert on)."""
     names = [job.name for job in SCHEDULE]
     values = redis.mget([_last_key(job) for job in SCHEDULE])
     return {

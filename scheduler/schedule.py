@@ -34,7 +34,7 @@ SCHEDULE = [
     Job("retry-failed-subtitles", "35 * * * *", "retry_failed_subtitles"),
     # Videos fetched before subtitle tracks were kept, fetched once more a round at a time.
     Job("backfill-subtitle-tracks", "50 * * * *", "backfill_subtitle_tracks"),
-    # The index compared with the database, and repaired (README, Search and ingestion).
+    # The index compared with the database, and repaired (docs/search-index.md).
     Job("verify-search-index", "40 4 * * *", "verify_search_index"),
     # New vectors folded into the embedded engine's nearest-neighbour snapshot (a no-op
     # until enough have come: models/search/embedded/vectors.py).

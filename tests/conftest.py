@@ -88,7 +88,7 @@ def _create_postgres_database():
     except psycopg2.OperationalError as error:
         pytest.exit(
             f"PostgreSQL is not reachable at {ADMIN_POSTGRES_URL} ({error}). "
-            "Start it (see README, 'Tests') or set TEST_POSTGRES_URL.",
+            "Start it (see README, The two commands) or set TEST_POSTGRES_URL.",
             returncode=3,
         )
     conn.autocommit = True

@@ -130,7 +130,7 @@ def start_session(user) -> None:
     if not user.payment_customer_id:
         # Created at sign-up; a second message for the same user changes nothing. LOG:
         # with the queue down the sign-in goes on, and the subscription checkout creates
-        # the customer instead (README, Faults and recovery).
+        # the customer instead (docs/operating.md, Faults and recovery).
         enqueue(create_payment_customer, on_failure=OnFailure.LOG, user_id=user.id)
 
 

@@ -1,6 +1,6 @@
 """Rate limits: which calls are limited and by which setting (LIMITED, the one table),
 what a limited call answers, and the cheap answer to a flood of invalid ad beacons
-(README, Operating: rate limits).
+(docs/operating.md, Rate limits).
 
 Flask-Limiter counts in the broker's Redis under its own prefix, per signed-in user,
 else per client address (behind TRUSTED_PROXY_HOPS proxies, the address they report).

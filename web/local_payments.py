@@ -7,8 +7,8 @@ checkout offers konbini (paid later): the page then waits for the tester to sett
 the payment or let it lapse, standing in for the buyer at the convenience store.
 
 The portal changes the customer's subscription as the provider's portal is configured
-to (README, Credits, plans and referrals): plus <-> pro (a dearer plan at once, a
-cheaper one at the period end), cancel at the period end, resume; and lets the tester
+to (docs/accounts.md, Managing the subscription): plus <-> pro (a dearer plan at once,
+a cheaper one at the period end), cancel at the period end, resume; and lets the tester
 end the billing period, standing in for the calendar.
 """
 

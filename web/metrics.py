@@ -1,6 +1,7 @@
-"""`GET /metrics`: the Prometheus text format for operators, never public (README,
-Operating). It answers only when METRICS_TOKEN is set (otherwise 404, as if it did not
-exist) and the request carries `Authorization: Bearer <METRICS_TOKEN>` (otherwise 401).
+"""`GET /metrics`: the Prometheus text format for operators, never public
+(docs/operating.md, Metrics). It answers only when METRICS_TOKEN is set (otherwise 404,
+as if it did not exist) and the request carries `Authorization: Bearer <METRICS_TOKEN>`
+(otherwise 401).
 
 Every request is counted here by its route template (`/api/videos/<video_id>/unlock`,
 never the raw path: one series per route, not per video) and status class, and timed.

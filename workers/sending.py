@@ -3,8 +3,9 @@
 `enqueue(actor, on_failure=..., **kwargs)` sends `actor(**kwargs)`; when Redis does not
 take it within its timeout (or failed a moment ago, see models/redis_client.py), each
 call site says what happens instead, with one of the policies below, in a comment
-beside the call (README, Faults and recovery). Work that must never be lost does not
-come here: it is written to the outbox (models/outbox.py), which sends it again.
+beside the call (docs/operating.md, Faults and recovery). Work that must never be lost
+does not come here: it is written to the outbox (models/outbox.py), which sends it
+again.
 """
 
 from __future__ import annotations

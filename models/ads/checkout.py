@@ -42,9 +42,9 @@ class CheckoutClosed(Conflict):
 
 @dataclass(frozen=True)
 class PaymentState:
-    """Where a reservation's payment stands (README, Direct ads: purchase and review),
-    until when its checkout can be paid while it is open, and until when a konbini
-    voucher can be paid while that payment is awaited."""
+    """Where a reservation's payment stands (docs/ads.md, Paying later, cancelling), until
+    when its checkout can be paid while it is open, and until when a konbini voucher can
+    be paid while that payment is awaited."""
 
     state: str
     checkout_expires_at: str | None

@@ -1,4 +1,4 @@
-"""The ad checkout webhook's rule (README, Payments): only money that arrived counts as
+"""The ad checkout webhook's rule (docs/payments.md): only money that arrived counts as
 paid.
 
 A checkout paid at once, or a delayed payment (konbini) that succeeded later, fills the

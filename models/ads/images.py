@@ -36,8 +36,8 @@ URL_PREFIX = "/uploads/"
 # size is read from the header and checked before any pixel is decoded. An ad is shown at
 # 1280 x 720 at most, so 4096 px a side and a 4K screen's pixels (3840 x 2160) in all are
 # ample; Pillow holds colour at 4 bytes a pixel and a 1-bit or palette image is
-# re-encoded in colour, so one decoded copy stays under DECODE_BUDGET (README, Direct
-# ads: purchase and review). Measured: the worst accepted file (a lossless WebP of that
+# re-encoded in colour, so one decoded copy stays under DECODE_BUDGET (docs/ads.md,
+# Images). Measured: the worst accepted file (a lossless WebP of that
 # many pixels) decodes in a fresh process in 0.1 s and about 140 MB at its peak.
 MAX_SIDE = 4096
 MAX_PIXELS = 3840 * 2160
@@ -45,7 +45,7 @@ DECODED_BYTES_PER_PIXEL = 4
 DECODE_BUDGET = MAX_PIXELS * DECODED_BYTES_PER_PIXEL  # 32 MiB
 TOO_MANY_PIXELS = "the image has too many pixels"
 # Uploads a member has not put in any reservation: the newest are kept for the purchase
-# under way, older ones are removed as new ones come (README, Direct ads).
+# under way, older ones are removed as new ones come (docs/ads.md, Images).
 KEEP_UNUSED = 20
 NOT_UPLOADED = "must be an image you uploaded to this service"
 # The first key of the PostgreSQL advisory lock on a member's uploads (the second is the

@@ -1,7 +1,7 @@
 """Measurement of direct ads: what a click or an impression beacon counts, clicks logged
 once per click id, impressions counted once per event id into one row per (reservation,
-UTC date, country), and only inside the reservation's contract period (README, Direct
-ads: delivery, measurement and reports)."""
+UTC date, country), and only inside the reservation's contract period (docs/ads.md,
+Direct ads: delivery, measurement and reports)."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def judge_impression(beacon: Beacon, invalid: InvalidBeacons, address: str) -> I
     if is_bot(beacon.user_agent):
         return None
     # The signature is checked first (no lookup): an address flooding invalid tokens is
-    # answered here, while a valid token is never limited (README, Operating).
+    # answered here, while a valid token is never limited (docs/operating.md, Rate limits).
     seen = view_tokens.verify(beacon.token, beacon.reservation_id, beacon.now)
     if seen.status != view_tokens.VALID:
         if invalid.flooded(address):

@@ -84,8 +84,8 @@ def _problem(column: str, value: str | None) -> str | None:
 
 
 def profile_problems(values: Mapping[str, str | None], prefix: str = "") -> dict[str, str]:
-    """Why each of the given columns is refused (README, Direct ads: purchase and review),
-    keyed by `prefix` and the column's name."""
+    """Why each of the given columns is refused (docs/ads.md, Direct ads: purchase and
+    review), keyed by `prefix` and the column's name."""
     found = {column: _problem(column, value) for column, value in values.items()}
     return {prefix + column: problem for column, problem in found.items() if problem}
 

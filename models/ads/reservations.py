@@ -162,8 +162,8 @@ def _profile_problems(user_id: str, order: Order) -> dict[str, str]:
 
 
 def order_problems(user_id: str, order: Order, now: datetime) -> dict[str, str]:
-    """Every rule of a purchase that the order breaks (README, Direct ads: purchase and
-    review), keyed by the order's field names."""
+    """Every rule of a purchase that the order breaks (docs/ads.md, Direct ads: purchase
+    and review), keyed by the order's field names."""
     service = (get_settings().service_name,)
     found = {
         "slot": slot_problem(order.slot),
@@ -390,8 +390,8 @@ def expire_ended(now: datetime | None = None) -> int:
 
 
 def release_unpaid_holds(now: datetime | None = None) -> list[str]:
-    """Remove reservations still unpaid after their checkout expired (README, Direct ads:
-    purchase and review).
+    """Remove reservations still unpaid after their checkout expired (docs/ads.md, Hold
+    release and expiry).
 
     The provider is asked first: a checkout that was in fact paid (its event not yet
     here) fills in the payment instead, so a paid reservation is never released; one

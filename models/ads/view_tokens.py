@@ -1,7 +1,6 @@
 """View tokens: each ad of a render (a serve answer, a page) carries a signed, short-lived
 token binding the reservation, its position and the render, so a beacon or a click can
-prove it came from an ad this service showed (README, Direct ads: delivery, measurement
-and reports).
+prove it came from an ad this service showed (docs/ads.md, View tokens).
 
 A token is base64url(render id 12 bytes | position 1 byte | expiry 4 bytes | MAC 16
 bytes): 44 characters. The MAC (HMAC-SHA256, truncated) covers the reservation id too,

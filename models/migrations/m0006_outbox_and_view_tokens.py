@@ -1,7 +1,7 @@
 """Nothing lost between the database and the queue: webhook events keep their payload
 until processed, and other money-bearing messages wait in an outbox until their actor
-has run (README, Faults and recovery). Clicks keep the view token of the render they
-came from (README, Direct ads: delivery, measurement and reports)."""
+has run (docs/operating.md, Faults and recovery). Clicks keep the view token of the
+render they came from (docs/ads.md, Direct ads: delivery, measurement and reports)."""
 
 STATEMENTS = [
     "ALTER TABLE payment_events ADD COLUMN payload TEXT",

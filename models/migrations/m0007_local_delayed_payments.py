@@ -1,5 +1,5 @@
-"""The local payment provider's delayed method (konbini; README, Direct ads: purchase and
-review): a checkout may be complete and still unpaid, and a payment intent may wait for
+"""The local payment provider's delayed method (konbini; docs/ads.md, Direct ads:
+purchase and review): a checkout may be complete and still unpaid, and a payment intent may wait for
 its money or lapse."""
 
 STATEMENTS = [

@@ -1,6 +1,6 @@
 """Ingestion that heals (issue 15): a video whose subtitle fetch failed is fetched again
-by the scheduler after 1 h, 6 h and 24 h before it stays `failed` (README, Search and
-ingestion). `fetch_attempts` counts the failed fetches in a row; `next_fetch_at` is when
+by the scheduler after 1 h, 6 h and 24 h before it stays `failed` (docs/search.md,
+Failed fetches heal). `fetch_attempts` counts the failed fetches in a row; `next_fetch_at` is when
 the next one is due, null when none is."""
 
 STATEMENTS = [

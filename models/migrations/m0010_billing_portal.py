@@ -1,5 +1,5 @@
-"""The local payment provider's billing portal (issue 15, README, Credits, plans and
-referrals): portal sessions that let a customer manage their subscriptions, and a plan
+"""The local payment provider's billing portal (issue 15, docs/accounts.md, Managing
+the subscription): portal sessions that let a customer manage their subscriptions, and a plan
 change scheduled for the end of the period (a downgrade), as the provider's
 subscription schedule holds it."""
 

@@ -1,6 +1,6 @@
 """A click counts as verified once per view token (issue 26): later clicks with the same
-token stay in the log, marked as repeats, and are left out of clicks and CTR (README,
-Direct ads: delivery, measurement and reports).
+token stay in the log, marked as repeats, and are left out of clicks and CTR
+(docs/ads.md, Clicks).
 
 Clicks logged before this migration are marked the same way: of each token's human
 clicks, the earliest (ties broken by id) stays the verified one."""

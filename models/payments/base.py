@@ -51,7 +51,7 @@ class LineItem:
 
 
 # A checkout's payment_status when the money has arrived. A delayed method (konbini)
-# completes the checkout `unpaid` and is paid, or fails, days later (README, Payments).
+# completes the checkout `unpaid` and is paid, or fails, days later (docs/payments.md).
 PAID_STATUSES = frozenset({"paid", "no_payment_required"})
 
 

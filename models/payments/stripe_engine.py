@@ -293,7 +293,7 @@ class StripeProvider:
     def create_portal_session(self, *, customer_id: str, return_url: str) -> str:
         # What the portal offers (plan change between the plan prices, downgrades at the
         # period end, cancel at period end, resume, payment method) is the account's
-        # default portal configuration (README, Credits, plans and referrals).
+        # default portal configuration (docs/accounts.md, Managing the subscription).
         params: PortalSessionCreateParams = {"customer": customer_id, "return_url": return_url}
         with _mapped_errors():
             session = self.v1.billing_portal.sessions.create(params=params)

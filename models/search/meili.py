@@ -43,7 +43,7 @@ Search by meaning uses our vectors (embedder.py), not Meilisearch's: the index d
 its vector in `_vectors.default` (null until it is embedded) and the name of the model that
 made it in `vectorModel`, and a semantic query sends the vector of the query's words (no
 operators, filters or excluded words), embedded here, with `hybrid` on each of its queries
-(README, Search by meaning).
+(docs/search.md, Search by meaning).
 """
 
 from __future__ import annotations
@@ -888,7 +888,7 @@ def _clean(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     # Meilisearch folds width and case itself; long-vowel marks it does not, so the
-    # documents (and queries) carry ー for each variant after kana (README, Search).
+    # documents (and queries) carry ー for each variant after kana (docs/search.md, Engines).
     return unify_long_vowels(text.replace(PRE_TAG, "").replace(POST_TAG, ""))
 
 

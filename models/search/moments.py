@@ -1,6 +1,6 @@
 """Moments: subtitle hits of one video folded together when their segments overlap in
-time, since overlapping windows find the same words twice (README, Search and
-ingestion)."""
+time, since overlapping windows find the same words twice (docs/search.md, One hit per
+moment)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The query language (README, Search: the query language): what a person types in the
+"""The query language (docs/search.md, The query language): what a person types in the
 search box, read once into a Query both engines execute.
 
     ラーメン -カップ "替え玉 無料" うどん OR そば work* after:2024-01-01 duration:long

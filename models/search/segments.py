@@ -44,7 +44,7 @@ def build_segments(cues: list[Cue], *, auto: bool) -> list[Segment]:
     """Overlapping windows over the cues: each window holds 2 or 3 cues (3 while they
     span at most MAX_SECONDS) and starts at the last cue of the one before, so every
     pair of adjacent cues lies inside one window and no phrase is lost at a boundary
-    (README, Search and ingestion). A single cue makes a single window."""
+    (docs/search.md, Documents). A single cue makes a single window."""
     cues = sorted((c for c in cues if c.text and c.text.strip()), key=lambda c: c.start)
     if auto:
         cues = clean_rolling_repeats(cues)

@@ -1,5 +1,5 @@
-"""Write a fixture video platform (the files `VIDEO_API_BACKEND=fixture` reads: README, Search
-and ingestion) into a folder, for tests."""
+"""Write a fixture video platform (the files `VIDEO_API_BACKEND=fixture` reads:
+docs/search.md, Video platform) into a folder, for tests."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Managing a subscription through the billing portal: the local provider's portal
 changes plans (up at once, down at the period end), cancels at the period end and
 resumes, sending the provider's subscription events; applying those events keeps the
-credit rules (README, Credits, plans and referrals); the stripe engine opens the
+credit rules (docs/accounts.md, Managing the subscription); the stripe engine opens the
 provider's own portal."""
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def test_down_and_up_again_in_one_period_refills_nothing(user):
 
 
 def test_a_downgrade_applied_at_once_by_the_provider_is_credited_from_the_next_period(user):
-    """A provider portal configured to downgrade at once (not as the README says) still
+    """A provider portal configured to downgrade at once (not as docs/accounts.md says) still
     refills nothing until the next period, and stepping back up gives nothing either."""
     sub = subscribed(user, "price_local_pro")
     spend(user, 1990)

@@ -39,7 +39,8 @@ MEILI_NDCG_FLOOR = 0.91
 # The hybrid's nDCG@10 on the classes asked by meaning, where keywords find nothing at
 # all (0.000): 0.938 on paraphrase and 0.463 across languages at issue 29, less a margin
 # of less than half a query's worth. Across languages e5-small ranks an unrelated video
-# in the query's language above the judged one for most queries (the README says why).
+# in the query's language above the judged one for most queries (docs/search.md, Search
+# by meaning, says why).
 HYBRID_NDCG_FLOORS = {"paraphrase": 0.90, "cross_language": 0.42}
 # How far the hybrid may fall below keywords on the classes that ask for words a video
 # says (0.985 against 0.983 at issue 29: it gained; two-character words lost 0.032).

@@ -1,4 +1,4 @@
-"""The ad checkout webhook (README, Payments): only money that arrived counts as paid,
+"""The ad checkout webhook (docs/payments.md): only money that arrived counts as paid,
 an internal failure answers 500 so the provider retries, and signatures dated in the
 future are refused like stale ones."""
 

@@ -457,7 +457,8 @@ def test_an_impression_without_the_queue_is_counted_directly(client, ad, monkeyp
 
 def test_an_impression_that_can_be_neither_queued_nor_counted_answers_500(client, ad, monkeypatch):
     """The impression's policy is RUN_INLINE: unlike a click, whose visitor must go on,
-    the beacon is told that nothing was counted (README, Faults and recovery)."""
+    the beacon is told that nothing was counted (docs/operating.md, Faults and
+    recovery)."""
     actor = impression_actor
 
     def down(*_a, **_k):

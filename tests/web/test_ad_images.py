@@ -1,6 +1,6 @@
 """POST /api/uploads/ad-image and GET /uploads/<name>: real images made with Pillow,
 judged by their content, size-limited, re-encoded without metadata, stored under an
-unguessable name (README, Direct ads: purchase and review)."""
+unguessable name (docs/ads.md, Images)."""
 
 from __future__ import annotations
 

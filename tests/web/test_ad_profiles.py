@@ -1,5 +1,5 @@
 """GET /api/ads/slots and the advertiser profiles API: GET/POST /api/ads/profiles,
-PATCH /api/ads/profiles/<id> (README, Direct ads: purchase and review)."""
+PATCH /api/ads/profiles/<id> (docs/ads.md, Slots and profiles)."""
 
 from __future__ import annotations
 

@@ -59,7 +59,8 @@ POSITIVE_EXCEPT = {
     "GET /api/admin/ads/report",
     # an edit is checked against the profile it completes
     "PATCH /api/ads/profiles/{profile_id}",
-    # page x perPage is bounded together (README, Search): a rule across two parameters
+    # page x perPage is bounded together (docs/search.md, What a search may cost): a rule
+    # across two parameters
     "GET /api/search",
 }
 

@@ -229,8 +229,8 @@ def test_make_run_says_where_metrics_and_logs_are(settings):
 
 
 def test_the_alert_rules_name_only_metrics_that_exist(metered, redis_client):
-    """deploy/prometheus/alerts.yml (README, Operating) watches these names: a renamed
-    metric would leave an alert silently never firing."""
+    """deploy/prometheus/alerts.yml (docs/operating.md, What to alert on) watches these
+    names: a renamed metric would leave an alert silently never firing."""
     rules = yaml.safe_load((Path(ROOT) / "deploy" / "prometheus" / "alerts.yml").read_text())
     expressions = [rule["expr"] for group in rules["groups"] for rule in group["rules"]]
     wanted = {name for expr in expressions for name in re.findall(r"subsearch_\w+", expr)}

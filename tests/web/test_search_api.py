@@ -174,7 +174,7 @@ def test_the_flat_answer_keeps_its_shape(client, indexed):
     assert body["totalHits"] == 2  # the subtitle and the title, each a hit
 
 
-# Results by video (README, API).
+# Results by video (docs/api.md, Search).
 
 GROUPED = "UCgroupedgroupedgrouped1"
 

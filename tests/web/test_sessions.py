@@ -55,7 +55,7 @@ def test_sign_up_with_the_queue_down_signs_in_and_leaves_the_customer_to_checkou
     client, stub_broker, monkeypatch, caplog
 ):
     """The payment customer's policy is LOG: the subscription checkout creates the
-    customer when the message never went (README, Faults and recovery)."""
+    customer when the message never went (docs/operating.md, Faults and recovery)."""
 
     def down(*_a, **_k):
         raise ConnectionError("redis is down")

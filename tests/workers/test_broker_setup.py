@@ -1,5 +1,5 @@
 """Broker set-up is an explicit call: importing the actors builds no broker, and a
-process has one broker, which every actor joins (README, Architecture)."""
+process has one broker, which every actor joins (docs/architecture.md, Workers)."""
 
 from __future__ import annotations
 

@@ -72,7 +72,8 @@ def embedded() -> int:
 def test_every_video_of_a_concurrent_import_is_found_by_its_own_word(
     round_, tmp_path, start_web, start_worker, redis_client
 ):
-    # Given a fresh install: a new index file, the schema upgraded as the README says
+    # Given a fresh install: a new index file, the schema upgraded as
+    # docs/search-index.md says
     words = make_platform(tmp_path / "platform")
     env = {
         "SEARCH_BACKEND": "embedded",

@@ -1,5 +1,5 @@
 """workers.sending.enqueue: queued with keyword arguments, else what the call site's
-policy says (README, Faults and recovery)."""
+policy says (docs/operating.md, Faults and recovery)."""
 
 from __future__ import annotations
 

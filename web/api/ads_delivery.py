@@ -68,7 +68,8 @@ def ad_click(path, query):
     answer = measurement.judge_click(_beacon(path.reservation_id, query.v))
     if answer.click is not None:
         # RUN_INLINE_OR_LOG: with the queue down the click is written here, and if that
-        # fails too it is logged and the visitor still goes on (README, Faults and recovery).
+        # fails too it is logged and the visitor still goes on (docs/operating.md, Faults
+        # and recovery).
         enqueue(record_click, on_failure=OnFailure.RUN_INLINE_OR_LOG, **asdict(answer.click))
         AD_EVENTS.labels(kind="click", stage="accepted").inc()
     return redirect(answer.redirect_url, code=302)
@@ -80,7 +81,8 @@ def ad_click(path, query):
     path=ads.ReservationPath,
     query=ad_delivery.BeaconParams,
     body_kind=NO_BODY,
-    # 500: neither the queue nor the database could count it (README, Faults and recovery).
+    # 500: neither the queue nor the database could count it (docs/operating.md, Faults
+    # and recovery).
     responses={202: None, 204: None, 500: ErrorBody},
 )
 def ad_impression(path, query):
@@ -91,7 +93,7 @@ def ad_impression(path, query):
     if impression is None:
         return "", 204
     # RUN_INLINE: with the queue down the impression is counted here, and if that fails
-    # too the beacon gets a 500 (README, Faults and recovery).
+    # too the beacon gets a 500 (docs/operating.md, Faults and recovery).
     enqueue(record_impression, on_failure=OnFailure.RUN_INLINE, **asdict(impression))
     AD_EVENTS.labels(kind="impression", stage="accepted").inc()
     return "", 202

@@ -44,7 +44,8 @@ def _verified_event() -> WebhookEvent:
 def ad_checkout_webhook():
     """200 when there is nothing (more) to do, bad signatures and unusable events
     included, so the provider stops sending (spec); 500 when a verified event could not
-    be applied, so it sends it again (README, Payments). Outcomes are logged and counted."""
+    be applied, so it sends it again (docs/payments.md). Outcomes are logged and
+    counted."""
     try:
         event = _verified_event()
         outcome = apply_checkout_event(event)
@@ -88,9 +89,10 @@ def subscription_webhook():
     receipt = billing.receive_webhook_event(event, payload.decode("utf-8"))
     if receipt.pending:
         # Through the outbox, not workers.sending: the event is stored, so with the queue
-        # down it waits and the redrive sends it (README, Faults and recovery). A
-        # redelivery sends it again only when Redis no longer holds its message (lost
-        # with the queue); twenty deliveries while it waits queue one message.
+        # down it waits and the redrive sends it (docs/operating.md, Faults and
+        # recovery). A redelivery sends it again only when Redis no longer holds its
+        # message (lost with the queue); twenty deliveries while it waits queue one
+        # message.
         outbox.send_event(billing.EVENT_ENDPOINT, event.id, unless_queued=True)
     if not receipt.new:
         _outcome(SUBSCRIPTION, "duplicate")

@@ -147,7 +147,8 @@ def scheduler(interval: float) -> None:
 
 
 def where_to_look(settings: Settings, port: int) -> list[str]:
-    """What an operator of this machine reads: metrics and logs (README, Operating)."""
+    """What an operator of this machine reads: metrics and logs (docs/operating.md,
+    Operating)."""
     web = (
         f"metrics: http://127.0.0.1:{port}/metrics with 'Authorization: Bearer $METRICS_TOKEN'"
         if settings.metrics_token

@@ -99,7 +99,7 @@ def _rebuild(channel_id: str | None) -> None:
 )
 def search_reindex(channel_id: str | None, now: bool, refetch: bool) -> None:
     """Rebuild every video's documents (of one channel) from the stored subtitles, without
-    the platform; --refetch fetches them anew (README, Search and ingestion)."""
+    the platform; --refetch fetches them anew (docs/search.md, The index)."""
     open_db()
     with database.connection_context():
         if refetch and now:

@@ -48,7 +48,8 @@ bp.add_app_template_global(history_search_url)
 def account() -> str:
     """The member's account. Back from a plan checkout (`subscribed=<plan>`), the plan
     reads as being confirmed until the provider's webhook has made it the member's plan;
-    the page's script follows /api/me until then (README, Credits, plans and referrals)."""
+    the page's script follows /api/me until then (docs/accounts.md, Coming back from a
+    plan checkout)."""
     plan = plan_of(current_user.id)
     returned_for = request.args.get("subscribed")
     if returned_for not in PLAN_LIMITS or returned_for == "free":

@@ -76,8 +76,8 @@ def _search_refusal(error: ValidationError) -> str:
 @bp.get("/search")
 def search() -> str | tuple[str, int] | HttpResponse:
     """Results by video (the API's `groupBy=video`): one card per video with its best
-    moments, pages over videos, and the ads between and below them (README, Direct
-    ads: delivery, measurement and reports). The filters (channels, targets, sort) are
+    moments, pages over videos, and the ads between and below them (docs/ads.md,
+    Pages). The filters (channels, targets, sort) are
     in the address under the API's names, and those of the query language (after:,
     duration:, lang: ...) in `q` itself, so a link restores the whole search and the box,
     the address and the history say the same."""

@@ -5,7 +5,7 @@ reads (matching.py joins each match to its video by key, a rowid lookup).
 The videos table is small beside the documents (one row per video), its rows are read
 from the page cache, and a match's video is found by its key, so a filter that lets most
 videos through costs a few percent; one that lets few through costs a read of every
-match (README, Search: the query language, has the figures).
+match (docs/search.md, Benchmark, has the figures).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Results by video from the embedded engine: one entry per video with its best moments,
 ranked by bm25 and title matches with recency as the tie-break, paged and counted by
-video (README, API)."""
+video (docs/api.md, Search)."""
 
 from __future__ import annotations
 
