@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from models.ads.inventory import fetch_ad_price
 from models.payments import PaymentError, Price, ad_price_id
-from models.settings import get_settings
+from models.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,9 @@ class AdPrices(NamedTuple):
 
 
 _lock = threading.Lock()
-# id(settings) -> (monotonic time read, prices)
-_kept: dict[int, tuple[float, AdPrices]] = {}
+# (the settings they were read for, monotonic time read, prices); the settings object is
+# kept, not its id(), which a new object may reuse once the old one is freed
+_kept: tuple[Settings, float, AdPrices] | None = None
 
 
 def sold_countries() -> list[str]:
@@ -45,12 +46,13 @@ def ad_prices() -> AdPrices:
     """The prices of the countries sold; a country without an active price is left out,
     and one the provider could not be asked about is asked again next time (an
     incomplete answer is not kept)."""
-    key = id(get_settings())
+    global _kept
+    settings = get_settings()
     now = time.monotonic()
     with _lock:
-        kept = _kept.get(key)
-        if kept is not None and now - kept[0] < CACHE_SECONDS:
-            return kept[1]
+        kept = _kept
+        if kept is not None and kept[0] is settings and now - kept[1] < CACHE_SECONDS:
+            return kept[2]
     prices: dict[str, Price] = {}
     complete = True
     for country in sold_countries():
@@ -65,8 +67,7 @@ def ad_prices() -> AdPrices:
     found = AdPrices(prices, complete)
     if complete:
         with _lock:
-            _kept.clear()
-            _kept[key] = (now, found)
+            _kept = (settings, now, found)
     return found
 
 
@@ -76,5 +77,6 @@ def ad_price(country: str | None) -> Price | None:
 
 def forget() -> None:
     """Read the prices from the provider next time (a price was switched, or tests)."""
+    global _kept
     with _lock:
-        _kept.clear()
+        _kept = None

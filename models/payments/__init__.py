@@ -65,7 +65,9 @@ __all__ = [
 LOCAL_AD_PRICE = "price_local_ad_{country}"
 LOCAL_PLAN_PRICES = {"plus": "price_local_plus", "pro": "price_local_pro"}
 
-_cache: dict[int, PaymentProvider] = {}
+# the settings a provider was built for, kept alive with it: keyed by id() instead, a
+# new settings object at a freed one's address would get the old provider
+_built: tuple[Settings, PaymentProvider] | None = None
 
 
 def build_provider(settings: Settings) -> PaymentProvider:
@@ -83,12 +85,12 @@ def build_provider(settings: Settings) -> PaymentProvider:
 
 def get_provider() -> PaymentProvider:
     """The provider for the current settings (built once per settings object)."""
+    global _built
     settings = get_settings()
-    key = id(settings)
-    if key not in _cache:
-        _cache.clear()
-        _cache[key] = build_provider(settings)
-    return _cache[key]
+    built = _built
+    if built is None or built[0] is not settings:
+        built = _built = (settings, build_provider(settings))
+    return built[1]
 
 
 def ad_price_id(country: str) -> str | None:
