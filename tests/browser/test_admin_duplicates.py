@@ -8,7 +8,7 @@ from tests.browser.test_page_widths import LABELS_ON_ONE_LINE, TOO_WIDE
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_user
 from tests.fixtures import keep_screenshots_at
-from tests.web.test_admin_duplicate_subscriptions import make_duplicate
+from tests.web.pages.test_admin_duplicate_subscriptions import make_duplicate
 
 # As long as the provider's own ids and answers get.
 SECOND = "sub_1QZx7fLkdIwHu7ixYq3TmB9c"

@@ -10,7 +10,7 @@ from tests.browser.test_page_widths import LABELS_ON_ONE_LINE, TOO_WIDE
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin
 from tests.fixtures import keep_screenshots_at
-from tests.web.test_index_check_admin import make_check
+from tests.web.api.test_index_check_admin import make_check
 
 MISSING = [f"vidMissing{n:02d}" for n in range(10)]  # as many as a check keeps
 

@@ -14,7 +14,7 @@ from models.tables import AdClickLog, AdImpressionDaily
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_reservation, make_user
 from tests.fixtures import keep_screenshot
-from tests.web.test_ad_purchase_lifecycle import buy
+from tests.web.api.test_ad_purchase_lifecycle import buy
 from web.pages import own_ads
 
 IMPRESSIONS = (0x1A, 0x73, 0xE8)  # web/static/charts.js

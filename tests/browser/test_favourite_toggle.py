@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from models import library
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
-from tests.web.test_search_page_filters import RAMEN, UDON, index_two_channels
+from tests.web.pages.test_search_page_filters import RAMEN, UDON, index_two_channels
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from models import library
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
 from tests.fixtures import keep_screenshot
-from tests.web.test_search_page_filters import QUIET, RAMEN, UDON, index_two_channels
+from tests.web.pages.test_search_page_filters import QUIET, RAMEN, UDON, index_two_channels
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from models import library
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
 from tests.fixtures import keep_screenshot
-from tests.web.test_search_meaning_page import AnsweredByMeaning
-from tests.web.test_search_page_filters import index_two_channels
+from tests.web.pages.test_search_meaning_page import AnsweredByMeaning
+from tests.web.pages.test_search_page_filters import index_two_channels
 
 SWITCH = "意味で探す"
 STRENGTH = "キーワードと意味の比重"

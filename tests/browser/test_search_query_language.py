@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 
 from tests.fixtures import keep_screenshot
-from tests.web.test_search_query_language_page import index_kitchen
+from tests.web.pages.test_search_query_language_page import index_kitchen
 
 WIDTHS = [375, 1280]
 

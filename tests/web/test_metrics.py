@@ -33,7 +33,7 @@ from tasks.credits import batch_monthly_reset
 from tests.factories import make_reservation, make_user, sign_in
 from tests.fakes.platform_files import manual
 from tests.fixtures import TEST_REDIS_URL
-from tests.web.test_payment_webhooks import AD, completed, post
+from tests.web.api.test_payment_webhooks import AD, completed, post
 from web import create_app
 from web.cli.processes import where_to_look
 from web.metrics import WaitingWork

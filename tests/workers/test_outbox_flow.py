@@ -13,7 +13,7 @@ from models.payments import webhooks
 from models.referrals import claim_referral
 from models.tables import User
 from tests.factories import make_user
-from tests.web.test_subscription_outbox import completion_event
+from tests.web.api.test_subscription_outbox import completion_event
 from tests.workers.processes import wait_for
 
 pytestmark = pytest.mark.flow

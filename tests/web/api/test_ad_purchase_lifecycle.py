@@ -23,7 +23,7 @@ from tests.fakes.ad_pages import PAGES
 from tests.fakes.http import serve
 from tests.fakes.stripe_server import FakeStripe
 from tests.fixtures import drain
-from tests.web.test_payment_webhooks import AD, event, post
+from tests.web.api.test_payment_webhooks import AD, event, post
 from web.api.schemas.ads import ReservationBody
 
 NEXT = add_months(month_of(utcnow()), 1)

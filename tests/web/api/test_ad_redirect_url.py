@@ -7,7 +7,7 @@ import pytest
 
 from models.tables import AdReservation
 from tests.factories import make_user, sign_in
-from tests.web.test_ads_purchase_api import body
+from tests.web.api.test_ads_purchase_api import body
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from models.tables import PaymentEvent
 from tests.factories import make_user, sign_in
 from tests.fixtures import drain, take_messages
-from tests.web.test_subscription_outbox import deliver
+from tests.web.api.test_subscription_outbox import deliver
 
 
 def unknown_subscription_event():

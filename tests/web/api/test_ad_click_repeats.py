@@ -13,7 +13,7 @@ from models.ads.reservations import approve
 from models.clock import utcnow
 from models.tables import AdClickLog, AdImpressionDaily
 from tests.factories import make_reservation, make_user, sign_in
-from tests.web.test_ad_delivery_api import SEEN, deliver, local, served
+from tests.web.api.test_ad_delivery_api import SEEN, deliver, local, served
 
 MONTH = month_of(utcnow())
 

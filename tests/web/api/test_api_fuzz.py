@@ -104,7 +104,7 @@ EXPECTED = {
 
 def _schema():
     # The payment provider's webhooks are left out: a fuzzer cannot sign, and every
-    # unsigned body is answered by design (tests/web/test_payment_webhooks.py).
+    # unsigned body is answered by design (tests/web/api/test_payment_webhooks.py).
     schema = schemathesis.openapi.from_dict(document(create_app())).exclude(tag="webhooks")
     schema.config.checks = ChecksConfig.from_dict(EXPECTED)
     return schema

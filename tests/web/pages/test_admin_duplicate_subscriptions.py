@@ -9,8 +9,8 @@ from html import unescape
 
 from models.tables import DuplicateSubscription
 from tests.factories import make_admin, make_user, sign_in
+from tests.web.api.test_index_check_admin import admin_page
 from tests.web.test_i18n import english_on, japanese_on
-from tests.web.test_index_check_admin import admin_page
 
 REFUSED = "The provider refused: Charge ch_1 has been charged back; cannot issue a refund."
 

@@ -18,7 +18,7 @@ from models.search import get_engine
 from models.search.snippets import MARK
 from models.tables import SearchHistory
 from tests.factories import make_user, sign_in
-from tests.web.test_search_page_filters import RAMEN, UDON, card_ids, html, index_two_channels
+from tests.web.pages.test_search_page_filters import RAMEN, UDON, card_ids, html, index_two_channels
 from web.urls import history_search_url
 
 
