@@ -1,74 +1,16 @@
-"""HTML pages for people: the home page and the account page, and what every page
-shares; the search page, the video page and the advertiser's pages are in their own
-modules on the same blueprint."""
+"""HTML pages for people, one module per area on one blueprint: the home page, search,
+a video, the account, and the advertiser's pages (the administrators' pages are in
+web/admin)."""
 
 from __future__ import annotations
 
-from flask import Flask, g, render_template, request
-from flask_login import current_user, login_required
+from flask import Flask
 
-from models import library
-from models.billing import subscription_summary
-from models.home import home
-from models.plans import PLAN_LIMITS, plan_of
-from models.referrals import referral_count
-from web.i18n import locale_code
-from web.pages import advertise, own_ads, search, video
+from web.pages import account, advertise, home, own_ads, search, video
 from web.pages.blueprint import bp
-from web.urls import history_search_url, public_url
-from web.zone_choices import zone_choices
 
-# Pages on the same blueprint, in modules of their own: their routes are on bp once imported.
-ROUTE_MODULES = (search, video, own_ads)
-
-
-@bp.get("/")
-def index() -> str:
-    return render_template("index.html", home=home(locale_code()))
-
-
-@bp.app_template_global()
-def favourite_channel_ids() -> frozenset[str]:
-    """The signed-in member's favourite channels, read once a request, for the favourite
-    toggles (templates/_favourite.html); empty when signed out."""
-    if not current_user.is_authenticated:
-        return frozenset()
-    if "favourite_channel_ids" not in g:
-        g.favourite_channel_ids = frozenset(library.favorite_channel_ids(current_user.id))
-    ids: frozenset[str] = g.favourite_channel_ids
-    return ids
-
-
-# The one link to a history entry's search, for every template (the account page).
-bp.add_app_template_global(history_search_url)
-
-
-@bp.get("/account")
-@login_required
-def account() -> str:
-    """The member's account. Back from a plan checkout (`subscribed=<plan>`), the plan
-    reads as being confirmed until the provider's webhook has made it the member's plan;
-    the page's script follows /api/me until then (docs/accounts.md, Coming back from a
-    plan checkout)."""
-    plan = plan_of(current_user.id)
-    returned_for = request.args.get("subscribed")
-    if returned_for not in PLAN_LIMITS or returned_for == "free":
-        returned_for = None
-    return render_template(
-        "account.html",
-        user=current_user,
-        plan=plan,
-        plan_limit=PLAN_LIMITS[plan],
-        plan_limits=PLAN_LIMITS,
-        confirming=returned_for if returned_for and plan == "free" else None,
-        confirmed=plan if returned_for and plan != "free" else None,
-        subscription=subscription_summary(current_user.id),
-        referral_count=referral_count(current_user.id),
-        share_url=public_url("pages.account", ref=current_user.referral_code),
-        history=library.history(current_user.id)[:20],
-        favorites=library.favorites(current_user.id),
-        zone_choices=zone_choices(locale_code(), current_user.time_zone),
-    )
+# Pages on the blueprint, in modules of their own: their routes are on bp once imported.
+ROUTE_MODULES = (home, search, video, account, own_ads)
 
 
 def init_app(app: Flask) -> None:
