@@ -25,9 +25,10 @@ sys.path.insert(0, str(ROOT))
 
 from models.platform.base import Cue, Subtitles  # noqa: E402
 from models.search.base import Hit  # noqa: E402
+from models.search.highlight import highlight  # noqa: E402
 from models.search.query import parse_query  # noqa: E402
 from models.search.snippets import cue_snippet  # noqa: E402
-from models.search.text import highlight, join_texts  # noqa: E402
+from models.search.text import join_texts  # noqa: E402
 from models.subtitles import StoredCues, pack, transcript_cues, unpack  # noqa: E402
 
 WORDS = ("今日は", "大阪", "の", "天満", "に", "来て", "います", "それでは", "美味しい", "です")

@@ -2,7 +2,7 @@
 grouped page, and their highlights.
 
 Highlights mark every required term: Meilisearch's marks when the query is simple, else our
-own (text.py), as theirs cover one branch only (one side of an OR) and a prefix's letters,
+own (highlight.py), as theirs cover one branch only (one side of an OR) and a prefix's letters,
 not its word; ours too where Meilisearch marked nothing (a document found through the words
 of a spelling variant, or by meaning alone).
 """
@@ -21,11 +21,12 @@ from models.search.base import (
     VideoHit,
     VideoResults,
 )
+from models.search.highlight import crop, matches
+from models.search.highlight import highlight as highlight_terms
 from models.search.meili_fields import POST_TAG, PRE_TAG, WORD_FIELDS
 from models.search.meili_request import MOMENT_CANDIDATES
 from models.search.moments import merge_overlapping
-from models.search.text import Term, crop, matches
-from models.search.text import highlight as highlight_terms
+from models.search.text import Term
 
 
 def build_hit(

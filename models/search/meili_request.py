@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.search.base import INDEX_NAME, MOMENTS_PER_VIDEO, SearchQuery
+from models.search.highlight import matches
 from models.search.meili_fields import (
     EMBEDDER,
     POST_TAG,
@@ -41,7 +42,7 @@ from models.search.meili_fields import (
     unix_seconds,
 )
 from models.search.query import Filters, Query, parse_search
-from models.search.text import ASCII_WORD, CJK_RUN, Term, matches, unify_long_vowels
+from models.search.text import ASCII_WORD, CJK_RUN, Term, unify_long_vowels
 
 # The API's search targets -> the field each searches, and the kind of document holding it.
 TARGET_FIELDS = {"subtitle": "text", "title": "title", "description": "description"}

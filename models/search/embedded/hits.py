@@ -14,8 +14,9 @@ from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS
 from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching, in_sort_order
 from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
+from models.search.highlight import crop, highlight
 from models.search.query import Query, parse_search
-from models.search.text import Term, crop, highlight
+from models.search.text import Term
 
 # A page of results: (LIMIT, OFFSET).
 Page = tuple[int, int]
@@ -35,7 +36,7 @@ def search_hits(
     else:
         total, rowids = _keyword_page(conn, query, read, columns, page)
     rows = layout.rows_in_order(layout.document_rows(conn, rowids), rowids)
-    # The page's word columns tell highlight where the words are (text.match_spans).
+    # The page's word columns tell highlight where the words are (highlight.match_spans).
     indexed = layout.token_columns(conn, rowids) if rowids else {}
     hits = [_hit(row, terms, query.targets, indexed.get(row["rowid"])) for row in rows]
     return SearchResults(total_hits=total, hits=hits, semantic_applied=meant is not None)

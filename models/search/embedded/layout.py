@@ -3,7 +3,7 @@ query shares.
 
 A video's fields live once, in `videos`; its subtitle segments in `segments`; the token
 columns of both in the FTS5 table `documents_fts`: for each field its character pairs and
-Latin words (see text.py), and apart, in a column of its own, its Japanese words
+Latin words (see text.py, columns.py), and apart, in a column of its own, its Japanese words
 (analysis.py), so a scan for a lone character reads the pairs only. A document's rowid is
 its video's key shifted left by VIDEO_SHIFT bits plus its place in the video (0 for the
 video document, 1, 2, ... for its segments): a video's documents are one rowid range, and
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from models.search.base import Document, IndexedVideo, IndexNotReady, SearchError
-from models.search.text import index_text
+from models.search.embedded.columns import index_text
 
 # The layout of the file. Only `subsearch db upgrade` (set_up) creates it or lays out a
 # file of another version again; an engine that opens a file of another version neither

@@ -35,9 +35,10 @@ from models.search.embedded.meaning import (
     fuse,
 )
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
+from models.search.highlight import highlight, matches
 from models.search.moments import merge_overlapping
 from models.search.query import Query, parse_search
-from models.search.text import Term, highlight, matches
+from models.search.text import Term
 
 # One video's scores: its video document's (None when it did not match), and its best
 # segments' by rowid, best first.

@@ -46,18 +46,6 @@ class NotedBeacons:
         self.notes.append((address, reason))
 
 
-@pytest.fixture
-def ad():
-    reservation = make_reservation(
-        start_month="2027-01",
-        end_month="2027-03",
-        payment_intent_id="pi",
-        redirect_url="https://example.jp/go",
-    )
-    approve(reservation.id)
-    return reservation
-
-
 def token_for(reservation, made_at=NOW) -> str:
     render = view_tokens.new_render_id()
     return view_tokens.make(reservation.id, reservation.position, render, made_at)

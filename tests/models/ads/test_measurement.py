@@ -10,9 +10,8 @@ import pytest
 
 from models.ads.delivery import clear_process_cache
 from models.ads.measurement import Click, record_click, reservation_state
-from models.ads.reservations import approve, stop
+from models.ads.reservations import stop
 from models.tables import AdClickLog, AdReservation
-from tests.factories import make_reservation
 from tests.fakes.ad_pages import PAGES
 
 
@@ -21,18 +20,6 @@ def fresh_cache():
     clear_process_cache()
     yield
     clear_process_cache()
-
-
-@pytest.fixture
-def january_to_march():
-    reservation = make_reservation(
-        start_month="2027-01",
-        end_month="2027-03",
-        payment_intent_id="pi",
-        redirect_url="https://example.jp/go",
-    )
-    approve(reservation.id)
-    return reservation
 
 
 @pytest.mark.parametrize(
@@ -45,32 +32,32 @@ def january_to_march():
         (datetime(2027, 4, 1, 0, 3, tzinfo=UTC), False),  # before the 00:05 expiry job
     ],
 )
-def test_an_active_ad_counts_only_inside_its_period(january_to_march, moment, counts):
-    state = reservation_state(january_to_march.id, now=moment)
+def test_an_active_ad_counts_only_inside_its_period(ad, moment, counts):
+    state = reservation_state(ad.id, now=moment)
     assert state == ("active", "https://example.jp/go", counts)
 
 
-def test_the_period_of_a_live_ad_needs_no_database_read(january_to_march, monkeypatch):
-    reservation_state(january_to_march.id)  # fills the cache
+def test_the_period_of_a_live_ad_needs_no_database_read(ad, monkeypatch):
+    reservation_state(ad.id)  # fills the cache
 
     def no_reads(*_a, **_k):
         raise AssertionError("read the database")
 
     monkeypatch.setattr(AdReservation, "select", no_reads)
-    inside = reservation_state(january_to_march.id, now=datetime(2027, 2, 1, tzinfo=UTC))
-    outside = reservation_state(january_to_march.id, now=datetime(2027, 4, 1, tzinfo=UTC))
+    inside = reservation_state(ad.id, now=datetime(2027, 2, 1, tzinfo=UTC))
+    outside = reservation_state(ad.id, now=datetime(2027, 4, 1, tzinfo=UTC))
     assert (inside.counts, outside.counts) == (True, False)
 
 
-def test_a_stopped_ad_never_counts_and_an_unknown_id_is_unknown(january_to_march):
-    stop(january_to_march.id, "違反", PAGES)
+def test_a_stopped_ad_never_counts_and_an_unknown_id_is_unknown(ad):
+    stop(ad.id, "違反", PAGES)
     inside = datetime(2027, 2, 1, tzinfo=UTC)
-    assert reservation_state(january_to_march.id, now=inside).status == "inactive"
-    assert reservation_state(january_to_march.id, now=inside).counts is False
+    assert reservation_state(ad.id, now=inside).status == "inactive"
+    assert reservation_state(ad.id, now=inside).counts is False
     assert reservation_state("no-such-ad", now=inside) == ("unknown", None, False)
 
 
-def test_a_click_keeps_the_view_token_it_is_given(january_to_march):
-    record_click(Click("c1", january_to_march.id, "JP", "UA", "2027-02-01T00:00:00.000Z", "tok"))
-    record_click(Click("c2", january_to_march.id, "JP", "UA", "2027-02-01T00:00:00.000Z"))
+def test_a_click_keeps_the_view_token_it_is_given(ad):
+    record_click(Click("c1", ad.id, "JP", "UA", "2027-02-01T00:00:00.000Z", "tok"))
+    record_click(Click("c2", ad.id, "JP", "UA", "2027-02-01T00:00:00.000Z"))
     assert {c.id: c.view_token for c in AdClickLog.select()} == {"c1": "tok", "c2": None}

@@ -26,7 +26,6 @@ from models.ads.reservations import (
 from models.clock import utcnow
 from models.errors import NotFound, ValidationError
 from models.payments import get_provider
-from models.payments.local_engine import LocalCheckoutSession
 from models.tables import (
     AdCheckout,
     AdClickLog,
@@ -37,6 +36,7 @@ from models.tables import (
 from tests.concurrency import at_once
 from tests.factories import make_profile, make_upload, make_user
 from tests.fakes.ad_pages import PAGES
+from web.devtools.local_payments.engine import LocalCheckoutSession
 
 NEXT = add_months(month_of(utcnow()), 1)
 

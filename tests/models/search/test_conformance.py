@@ -58,6 +58,7 @@ def video(vid, published="2026-01-01T00:00:00.000Z", views=10, title="動画"):
         published_at=published,
         thumbnail_url=f"https://i.ytimg.com/vi/{vid}/hqdefault.jpg",
         view_count=views,
+        duration_seconds=None,
     )
 
 

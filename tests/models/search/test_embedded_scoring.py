@@ -12,11 +12,11 @@ import pytest
 
 from models.search import SearchQuery
 from models.search.embedded import EmbeddedEngine, layout
+from models.search.embedded.columns import index_text
 from models.search.embedded.fts import fts_match
 from models.search.embedded.matching import phrase_term
 from models.search.embedded.scoring import PAIR_PHRASE_BONUS, PHRASE_BONUS, WORD_BONUS, Scorer
 from models.search.query import parse_query, parse_search
-from models.search.text import index_text
 from tests.models.search.test_conformance import channel, index
 
 COLUMNS = ("text", "title", "description")

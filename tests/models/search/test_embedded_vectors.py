@@ -158,36 +158,48 @@ def test_compactions_at_once_leave_one_snapshot_that_answers(engine):
     assert state.snapshot == state.seq
 
 
+# Two videos, the second nearer to d4, and searches whose filters keep one of them or
+# neither: by the channels asked for, and by the query's date and subtitle filters.
+FILTERED_SEARCHES = [
+    pytest.param(
+        [
+            ("mine0000001", {"channel": "UCmine000001"}),
+            ("theirs00001", {"channel": "UCtheirs0001"}),
+        ],
+        [("d4", {"channels": ("UCmine000001",)}, ["mine0000001"])],
+        id="channel",
+    ),
+    pytest.param(
+        [
+            ("recent00001", {"published": "2025-06-01T00:00:00.000Z"}),
+            ("older000001", {"published": "2020-06-01T00:00:00.000Z"}),
+        ],
+        [
+            ("d4 after:2025-01-01", {}, ["recent00001"]),
+            ("d4 before:2021-01-01 type:manual", {}, ["older000001"]),
+            ("d4 type:auto", {}, []),
+        ],
+        id="query",
+    ),
+]
+
+
 @pytest.mark.parametrize("exact_limit", [vectors.EXACT_LIMIT, 0])
-def test_a_channel_filter_applies_to_the_meaning_side(engine, monkeypatch, exact_limit):
+@pytest.mark.parametrize(("pair", "searches"), FILTERED_SEARCHES)
+def test_the_filters_apply_to_the_meaning_side(engine, monkeypatch, exact_limit, pair, searches):
     monkeypatch.setattr(vectors, "EXACT_LIMIT", exact_limit)  # 0: through the snapshot
+    (farther, farther_fields), (nearer, nearer_fields) = pair
     engine.replace_videos(
         {
-            "mine0000001": video("mine0000001", ["d4+d4+d5"], channel="UCmine000001"),
-            "theirs00001": video("theirs00001", ["d4"], channel="UCtheirs0001"),
+            farther: video(farther, ["d4+d4+d5"], **farther_fields),
+            nearer: video(nearer, ["d4"], **nearer_fields),
         }
     )
     engine.compact_vectors(force=True)
 
-    assert meant(engine, "d4")[0] == "theirs00001"
-    assert meant(engine, "d4", channels=("UCmine000001",)) == ["mine0000001"]
-
-
-@pytest.mark.parametrize("exact_limit", [vectors.EXACT_LIMIT, 0])
-def test_the_query_filters_apply_to_the_meaning_side(engine, monkeypatch, exact_limit):
-    monkeypatch.setattr(vectors, "EXACT_LIMIT", exact_limit)  # 0: through the snapshot
-    engine.replace_videos(
-        {
-            "recent00001": video("recent00001", ["d4+d4+d5"], published="2025-06-01T00:00:00.000Z"),
-            "older000001": video("older000001", ["d4"], published="2020-06-01T00:00:00.000Z"),
-        }
-    )
-    engine.compact_vectors(force=True)
-
-    assert meant(engine, "d4")[0] == "older000001"
-    assert meant(engine, "d4 after:2025-01-01") == ["recent00001"]
-    assert meant(engine, "d4 before:2021-01-01 type:manual") == ["older000001"]
-    assert meant(engine, "d4 type:auto") == []
+    assert meant(engine, "d4")[0] == nearer
+    for q, fields, found in searches:
+        assert meant(engine, q, **fields) == found
 
 
 def test_title_and_description_are_searched_by_meaning_apart_from_subtitles(engine):

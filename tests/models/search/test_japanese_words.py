@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from models.search import SearchQuery
+from models.search.highlight import highlight
 from models.search.query import parse_query
-from models.search.text import highlight
 from tests.models.search.test_conformance import index
 
 

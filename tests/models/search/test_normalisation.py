@@ -12,13 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from models.search import SearchQuery
+from models.search.highlight import highlight
 from models.search.query import parse_query
-from models.search.text import (
-    _normalized_with_map,
-    highlight,
-    normalize,
-    tokens,
-)
+from models.search.text import normalize, normalized_with_map, tokens
 from tests.models.search.test_conformance import index
 
 # Every mark that captions write for the long vowel ー.
@@ -152,7 +148,7 @@ TRICKY = "aZ ßİ-~ｶﾞｺｰﾋｰﾊﾟＡ１㍿ﬁ①カ\u3099か\u309bㄱ�
 
 @given(st.text(alphabet=TRICKY, max_size=30))
 def test_the_mapped_normalisation_is_normalize(text):
-    normalized, where = _normalized_with_map(text)
+    normalized, where = normalized_with_map(text)
     assert normalized == normalize(text)
     assert len(where) == len(normalized)
     assert all(0 <= start < end <= len(text) for start, end in where)

@@ -72,6 +72,7 @@ def index(engine, cues: list[Cue], *, auto: bool) -> None:
         published_at="2026-01-01T00:00:00.000Z",
         thumbnail_url=None,
         view_count=1,
+        duration_seconds=None,
     )
     channel = SimpleNamespace(id="UCaaaaaaaaaaaaaaaaaaaaaa", title="チャンネル", subscriber_count=1)
     segments = segmentation.build_segments(cues, auto=auto)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from models.search.highlight import highlight
 from models.search.query import parse_query
-from models.search.text import highlight, tokens
+from models.search.text import tokens
 
 
 def test_cjk_runs_become_bigrams_and_latin_text_words():

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from models.search.highlight import highlight
 from models.search.query import parse_query
-from models.search.text import TOKEN_RUN, highlight, normalize, tokens
+from models.search.text import TOKEN_RUN, normalize, tokens
 
 
 def _general_tokens(text: str) -> list[str]:

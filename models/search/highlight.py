@@ -1,0 +1,132 @@
+"""Where a query's terms occur in stored text, for every engine and the pages: the spans
+they cover, the text HTML-escaped with <mark> around them, a crop around the first, and
+whether they occur at all.
+
+Matching runs on the normalised text (text.normalize) and maps each span back to the
+characters of the stored text (text.normalized_with_map), whatever form they are written
+in. A term with words (analysis.py) is marked where the text holds those words, so 京都
+is marked in 京都に and not in 東京都; Latin terms only as whole words.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from collections.abc import Iterator
+
+from models.search.analysis import STREAM_BREAK, WORD_MARK, find_words
+from models.search.text import CJK_RUN, WORD_CHAR, Term, normalize, normalized_with_map
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_pattern(text: str, prefix: bool = False) -> tuple[re.Pattern[str], tuple[int, ...]]:
+    """The pattern of a term's normalised text, a group per part, and the groups of its
+    Latin parts, which match only as whole words (checked after the match: look-arounds
+    with the CJK class cost milliseconds to compile, for every new term). A prefix's
+    last part takes in the rest of its word."""
+    parts = text.split(" ")
+    escaped = [re.escape(part) for part in parts]
+    if prefix:
+        escaped[-1] += WORD_CHAR.pattern + "*"
+    pattern = re.compile(r"[\s\W]*".join(f"({part})" for part in escaped))
+    latin = tuple(n for n, part in enumerate(parts, 1) if not CJK_RUN.fullmatch(part))
+    return pattern, latin
+
+
+def _term_matches(normalized: str, term: Term) -> Iterator[tuple[int, int]]:
+    """[start, end) of each match of `term` in `normalized`, left to right, not overlapping."""
+    pattern, latin = _text_pattern(term.text, term.prefix)
+    position = 0
+    while found := pattern.search(normalized, position):
+        if all(_whole_word(normalized, found.start(g), found.end(g)) for g in latin):
+            yield found.start(), found.end()
+            position = max(found.end(), found.start() + 1)
+        else:
+            position = found.start() + 1
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] has no word character right before or after it."""
+    before = start > 0 and WORD_CHAR.match(text, start - 1) is not None
+    return not before and WORD_CHAR.match(text, end) is None
+
+
+def match_spans(text: str, terms: list[Term], indexed: str | None = None) -> list[tuple[int, int]]:
+    """Spans of `text` (original indices) where any term occurs: a term that has words
+    where the text holds them as words (京都 in 京都に, not in 東京都; シミュレーション in
+    シュミレーション), its characters elsewhere; Latin terms only as whole words.
+
+    `indexed`: the text's token column in the index, when the caller read it; it tells
+    when the characters are the words without analysing the text again (_chars_suffice)."""
+    normalized, where = normalized_with_map(text)
+    worded = [
+        term for term in terms if term.words and not _chars_suffice(term, normalized, indexed)
+    ]
+    words = dict(zip(worded, find_words(normalized, [t.forms for t in worded]), strict=True))
+    spans = []
+    for term in terms:
+        for start, end in words.get(term) or _term_matches(normalized, term):
+            if end > start:
+                spans.append((where[start][0], where[end - 1][1]))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _chars_suffice(term: Term, normalized: str, indexed: str | None) -> bool:
+    """Whether the term's characters in `normalized` are where its words are, as read
+    from the text's token column: the column holds none of its words (the characters
+    are all there is), or the term is one word written as its form and the column's long
+    units hold it as many times as its characters occur."""
+    if indexed is None:
+        return False
+    padded = " " + indexed.replace(" ", "  ") + " "
+    needles = [" " + "  ".join(run) + " " for run in term.words]
+    if not any(needle in padded for needle in needles):
+        return True
+    first = term.words[0]
+    if len(first) != 1 or first[0][len(WORD_MARK) :] != term.text:
+        return False
+    long = padded.split(STREAM_BREAK, 1)[0]
+    return long.count(needles[0]) == sum(1 for _ in _term_matches(normalized, term))
+
+
+def matches(text: str, terms: list[Term]) -> bool:
+    """Whether any term occurs in `text`, as match_spans finds it (its characters, or its
+    words: the text is analysed only when no characters match, for a variant spelling)."""
+    normalized = normalize(text)
+    if any(next(_term_matches(normalized, term), None) for term in terms):
+        return True
+    worded = [term for term in terms if term.words]
+    if not worded:
+        return False
+    return any(find_words(normalized, [term.forms for term in worded]))
+
+
+def highlight(text: str, terms: list[Term], indexed: str | None = None) -> str:
+    """`text` HTML-escaped, with <mark> around every match (`indexed`: match_spans)."""
+    out, cursor = [], 0
+    for start, end in match_spans(text, terms, indexed):
+        out.append(html.escape(text[cursor:start]))
+        out.append("<mark>" + html.escape(text[start:end]) + "</mark>")
+        cursor = end
+    out.append(html.escape(text[cursor:]))
+    return "".join(out)
+
+
+def crop(text: str, terms: list[Term], width: int = 80, indexed: str | None = None) -> str:
+    """A window of about `width` characters around the first match (whole text if short;
+    `indexed`: match_spans)."""
+    if len(text) <= width:
+        return text
+    spans = match_spans(text, terms, indexed)
+    center = spans[0][0] if spans else 0
+    start = max(0, center - width // 3)
+    end = min(len(text), start + width)
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
