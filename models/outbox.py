@@ -13,6 +13,13 @@ Two kinds of rows wait here:
 Redis may lose a message (a restart without its data, eviction, a flush); the
 database does not. Actors fed from here are safe to run twice, because a redrive
 may cross a delivery that was only slow.
+
+The queue itself is not known here: a process's queue set-up (`workers.broker.setup`)
+installs its `Sender` once with `use_sender`. It is installed rather than passed in
+because the rows are sent from deep in the domain (a duplicate charge, a local
+payment event), from the web and from the scheduler, none of which holds the queue;
+each send still goes through `redis_client.handed_over`, the one rule for Redis being
+down.
 """
 
 from __future__ import annotations
@@ -22,9 +29,8 @@ import logging
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
-import dramatiq
 from peewee import Expression
 
 from models import redis_client
@@ -51,6 +57,31 @@ REDRIVE_BATCH = 500
 EVENT_ACTORS = {"subscription": "process_subscription_event"}
 
 
+class Sender(Protocol):
+    """Puts a message for the actor named `actor_name` on the queue, or raises."""
+
+    def __call__(self, actor_name: str, args: tuple[Any, ...], options: dict[str, Any]) -> None: ...
+
+
+class QueueNotSetUp(RuntimeError):
+    """A row was sent before the process's queue set-up installed its Sender."""
+
+
+_sender: Sender | None = None
+
+
+def use_sender(sender: Sender) -> None:
+    """Send through `sender` from now on (the process's queue set-up calls this once)."""
+    global _sender
+    _sender = sender
+
+
+def _installed_sender() -> Sender:
+    if _sender is None:
+        raise QueueNotSetUp("no queue to send to: the process calls tasks.setup() first")
+    return _sender
+
+
 # -- messages ---------------------------------------------------------------------------
 
 
@@ -63,20 +94,20 @@ def add(actor: str, *args: object) -> str:
     return message_id
 
 
-def send(message_id: str, broker: dramatiq.Broker | None = None) -> bool:
+def send(message_id: str) -> bool:
     """Send one outbox message now. False when it is already processed, or the queue
     is unavailable (the row waits for `redrive`): the caller has nothing to undo."""
     row = OutboxMessage.get_or_none(OutboxMessage.id == message_id)
     if row is None or row.processed_at is not None:
         return False
-    return _send_message(row, broker)
+    return _send_message(row)
 
 
-def _send_message(row: OutboxMessage, broker: dramatiq.Broker | None = None) -> bool:
+def _send_message(row: OutboxMessage) -> bool:
+    sender = _installed_sender()
+
     def send() -> bool:
-        actor = (broker or dramatiq.get_broker()).get_actor(row.actor)
-        options: dict[str, Any] = {OPTION: row.id}
-        actor.send_with_options(args=tuple(json.loads(row.args)), **options)
+        sender(row.actor, tuple(json.loads(row.args)), {OPTION: row.id})
         return True
 
     if not redis_client.handed_over(
@@ -145,17 +176,12 @@ def receive_event(
 QUEUED_MARKER = "subsearch:event-queued:{endpoint}:{event_id}"
 
 
-def send_event(
-    endpoint: str,
-    event_id: str,
-    broker: dramatiq.Broker | None = None,
-    *,
-    unless_queued: bool = False,
-) -> bool:
+def send_event(endpoint: str, event_id: str, *, unless_queued: bool = False) -> bool:
     """Send a stored event to its actor now; False when the queue is unavailable (the
     event waits for `redrive`), or, `unless_queued`, when its message still waits in
     Redis (a redelivery)."""
     marker = QUEUED_MARKER.format(endpoint=endpoint, event_id=event_id)
+    sender = _installed_sender()
 
     def send() -> bool:
         fresh = redis_client.get_redis().set(
@@ -163,9 +189,7 @@ def send_event(
         )
         if unless_queued and not fresh:
             return False
-        actor = (broker or dramatiq.get_broker()).get_actor(EVENT_ACTORS[endpoint])
-        options: dict[str, Any] = {EVENT_OPTION: [endpoint, event_id]}
-        actor.send_with_options(args=(event_id,), **options)
+        sender(EVENT_ACTORS[endpoint], (event_id,), {EVENT_OPTION: [endpoint, event_id]})
         return True
 
     if not redis_client.handed_over(send, f"event {event_id} ({endpoint}) not sent; it waits"):
@@ -221,7 +245,7 @@ class Redriven:
     messages: int
 
 
-def redrive(now: datetime | None = None, broker: dramatiq.Broker | None = None) -> Redriven:
+def redrive(now: datetime | None = None) -> Redriven:
     """Send again every event and message still unprocessed REDRIVE_AFTER after it was
     written (with a growing interval between repeats). Safe to run at any time."""
     now = now or utcnow()
@@ -237,7 +261,7 @@ def redrive(now: datetime | None = None, broker: dramatiq.Broker | None = None) 
         .limit(REDRIVE_BATCH)
     )
     for event in waiting_events:
-        if _due(event, now) and send_event(event.endpoint, event.id, broker):
+        if _due(event, now) and send_event(event.endpoint, event.id):
             events += 1
     waiting_messages = list(
         OutboxMessage.select()
@@ -246,7 +270,7 @@ def redrive(now: datetime | None = None, broker: dramatiq.Broker | None = None) 
         .limit(REDRIVE_BATCH)
     )
     for message in waiting_messages:
-        if _due(message, now) and _send_message(message, broker):
+        if _due(message, now) and _send_message(message):
             messages += 1
     if events or messages:
         log.warning(

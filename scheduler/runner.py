@@ -94,7 +94,7 @@ def _send(job: Job, broker: dramatiq.Broker) -> None:
     with connection(), write_transaction():
         message_id = outbox.add(job.actor, *job.args)
     with connection():
-        outbox.send(message_id, broker)
+        outbox.send(message_id)
 
 
 def _last_sent(redis: redis_lib.Redis, job: Job, now: datetime) -> datetime:

@@ -1,2 +1,3 @@
 """The queue: the broker and its set-up, actors declared before it exists, sending from a
-request, per-message middleware, dead letters, and a local Redis for development."""
+request (and for the outbox), per-message middleware, queue maintenance, dead letters, and
+a local Redis for development."""

@@ -10,23 +10,21 @@ from __future__ import annotations
 
 import os
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
 import dramatiq
 from dramatiq.brokers import redis as dramatiq_redis
 from dramatiq.brokers.stub import StubBroker
-from dramatiq.common import current_millis
 from dramatiq.middleware import default_middleware
 from dramatiq.middleware.prometheus import Prometheus
 from dramatiq.middleware.retries import Retries
 
-from models import redis_client
+from models import outbox, redis_client
 from models.settings import Settings, get_settings
-from workers import actors
+from workers import actors, sending
 from workers.actors import BrokerNotSetUp
 from workers.log_context import LogContext
+from workers.maintenance import QueueMaintenance
 from workers.middleware import DatabaseConnection, OutboxAck, WorkerTimeouts
 
 # Transient failures (a locked database, an unreachable provider) clear within
@@ -37,67 +35,28 @@ MIN_BACKOFF_MS = 1_000
 MAX_BACKOFF_MS = 15 * 60_000
 
 # A worker silent this long is dead: its unacknowledged messages go back to their
-# queues at the next maintenance. Every Redis command of a worker process (each
-# consumer polls at least every second when idle, acks when busy) is a heartbeat.
+# queues at the next maintenance (workers/maintenance.py, every few seconds in each
+# worker process). Every Redis command of a worker process (each consumer polls at
+# least every second when idle, acks when busy) is a heartbeat.
 HEARTBEAT_TIMEOUT_MS = 20_000
-# Each worker process runs that maintenance this often (Dramatiq's default is one
-# fetch in a thousand at random, which took 13 to 22 minutes after a SIGKILL).
-MAINTENANCE_SECONDS = 5.0
 
 
 class RedisBroker(dramatiq_redis.RedisBroker):
-    """Dramatiq's Redis broker with maintenance on a clock instead of by chance, done by
-    consumers only (a web request never pays for it).
+    """Dramatiq's Redis broker that knows its URL and closes its connections.
 
-    The broker's maintenance requeues a dead worker's messages of the one queue it is
-    dispatched for, so it is timed per queue: every queue is looked after every
-    MAINTENANCE_SECONDS by each worker process. `_dispatch` mirrors Dramatiq's own
-    (2.x) but for the maintenance flag; tests/workers/test_redis_faults.py proves it.
+    It never runs the queue maintenance by chance (`maintenance_chance=0`, so a web
+    request never pays for it): QueueMaintenance runs it on a clock in each worker.
     """
 
     redis_url: str  # the URL its pool connects to (WorkerTimeouts rebuilds the pool)
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)  # type: ignore[no-untyped-call]  # Dramatiq's, unannotated
-        self._maintained: dict[str, float] = {}
-        self._maintenance_lock = threading.Lock()
+        super().__init__(maintenance_chance=0, **kwargs)  # type: ignore[no-untyped-call]  # Dramatiq's, unannotated
 
     def close(self) -> None:
         """Close the pool's connections (Dramatiq's Redis broker leaves them to the
         garbage collector, which warns of each open socket it finds)."""
         self.client.connection_pool.disconnect()
-
-    def _maintenance_due(self, command: str, queue_name: str) -> int:
-        if command != "fetch":
-            return 0
-        now = time.monotonic()
-        with self._maintenance_lock:
-            if now - self._maintained.get(queue_name, 0.0) < MAINTENANCE_SECONDS:
-                return 0
-            self._maintained[queue_name] = now
-        return 1
-
-    def _dispatch(self, command: str) -> Callable[..., Any]:
-        dispatch = self.scripts["dispatch"]
-        keys = [self.namespace]
-
-        def do_dispatch(queue_name: str, *args: Any) -> Any:
-            return dispatch(
-                args=[
-                    command,
-                    current_millis(),
-                    queue_name,
-                    self.broker_id,
-                    self.heartbeat_timeout,
-                    self.dead_message_ttl,
-                    self._maintenance_due(command, queue_name),
-                    self._max_unpack_size(),  # type: ignore[no-untyped-call]
-                    *args,
-                ],
-                keys=keys,
-            )
-
-        return do_dispatch
 
 
 # Dramatiq's own setting for its Prometheus middleware's value files; `subsearch worker`
@@ -119,6 +78,7 @@ def _middleware() -> list[dramatiq.Middleware]:
         Retries(max_retries=MAX_RETRIES, min_backoff=MIN_BACKOFF_MS, max_backoff=MAX_BACKOFF_MS)
     )
     stack.append(WorkerTimeouts())
+    stack.append(QueueMaintenance())
     stack.append(DatabaseConnection())
     stack.append(OutboxAck())
     return stack
@@ -149,9 +109,10 @@ _current: dramatiq.Broker | None = None
 
 def setup(settings: Settings | None = None) -> dramatiq.Broker:
     """The process's broker: built from `settings` (default: the process's) on the first
-    call, made Dramatiq's global broker, and given every actor declared with
-    workers.actors. Later calls return that same broker: a process has one (tests
-    build many apps in one process, all on the stub broker their settings name first).
+    call, made Dramatiq's global broker, given every actor declared with
+    workers.actors, and made the outbox's way to the queue. Later calls return that
+    same broker: a process has one (tests build many apps in one process, all on the
+    stub broker their settings name first).
     """
     global _current
     with _lock:
@@ -160,6 +121,7 @@ def setup(settings: Settings | None = None) -> dramatiq.Broker:
             broker = build_broker(stub=settings.queue_broker == "stub", settings=settings)
             dramatiq.set_broker(broker)
             actors.bind_all(broker)
+            outbox.use_sender(sending.send_by_name)
             _current = broker
         return _current
 

@@ -4,8 +4,8 @@
 take it within its timeout (or failed a moment ago, see models/redis_client.py), each
 call site says what happens instead, with one of the policies below, in a comment
 beside the call (docs/operating.md, Faults and recovery). Work that must never be lost
-does not come here: it is written to the outbox (models/outbox.py), which sends it
-again.
+does not come here: it is written to the outbox (models/outbox.py), which sends it, and
+sends it again, through `send_by_name`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import enum
 import logging
 from typing import Any
 
-import dramatiq
-
 from models import redis_client
+from workers import actors
+from workers.actors import DeclaredActor
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ class OnFailure(enum.Enum):
     LOG = "log"
 
 
-def enqueue(actor: dramatiq.Actor[..., Any], *, on_failure: OnFailure, **kwargs: Any) -> bool:
+def enqueue(actor: DeclaredActor[..., Any], *, on_failure: OnFailure, **kwargs: Any) -> bool:
     """Queue `actor(**kwargs)`; True when queued, else do as `on_failure` says. Inline,
     the actor's own function runs, so both ways do the same work."""
 
@@ -52,6 +52,12 @@ def enqueue(actor: dramatiq.Actor[..., Any], *, on_failure: OnFailure, **kwargs:
             raise
         log.exception("%s was neither queued nor done here%s", actor.actor_name, _ids(kwargs))
     return False
+
+
+def send_by_name(actor_name: str, args: tuple[Any, ...], options: dict[str, Any]) -> None:
+    """How the outbox reaches the queue (`workers.broker.setup` hands it over): the actor
+    declared as `actor_name`, sent `args` with `options`; any error is the caller's."""
+    actors.named(actor_name).send_with_options(args=args, **options)
 
 
 def _ids(kwargs: dict[str, Any]) -> str:

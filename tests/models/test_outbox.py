@@ -11,18 +11,18 @@ import pytest
 from click.testing import CliRunner
 
 import tasks
-from models import outbox
+from models import outbox, redis_client
 from models.clock import utcnow
 from models.db import write_transaction
 from models.payments import LineItem, get_provider
 from models.tables import AdReservation, OutboxMessage, User
 from scheduler.runner import tick_once
 from scheduler.schedule import SCHEDULE, Job
-from tasks.payments import send_local_events
 from tests.concurrency import at_once
 from tests.factories import make_reservation, make_user
 from tests.fixtures import drain, take_messages, wait_for
 from web.cli import main
+from web.devtools.local_payments.events import send as send_local_events
 from workers import deadletters
 
 RESET = next(job for job in SCHEDULE if job.name == "batch-monthly-reset")
@@ -81,6 +81,40 @@ def test_a_scheduled_reset_that_redis_loses_is_sent_again_and_runs_once(
     assert balance(user) == 50
     assert OutboxMessage.get().processed_at is not None
     assert outbox.redrive(now=later(120)).messages == 0
+
+
+def test_a_message_goes_through_the_sender_the_queue_set_up_installed(monkeypatch):
+    sent = []
+    monkeypatch.setattr(outbox, "_sender", lambda *message: sent.append(message))
+    with write_transaction():
+        message_id = outbox.add("batch-monthly-reset", None, False)
+
+    assert outbox.send(message_id) is True
+    assert sent == [("batch-monthly-reset", (None, False), {outbox.OPTION: message_id})]
+    assert OutboxMessage.get_by_id(message_id).send_count == 1
+
+
+def test_a_sender_that_fails_leaves_the_message_waiting_and_redis_skipped(monkeypatch):
+    def down(*_message):
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(outbox, "_sender", down)
+    with write_transaction():
+        message_id = outbox.add("batch-monthly-reset", None, False)
+
+    assert outbox.send(message_id) is False
+    assert not redis_client.available()
+    assert OutboxMessage.get_by_id(message_id).sent_at is None
+
+
+def test_sending_before_the_queue_is_set_up_fails_loudly(monkeypatch):
+    monkeypatch.setattr(outbox, "_sender", None)
+    with write_transaction():
+        message_id = outbox.add("batch-monthly-reset", None, False)
+
+    with pytest.raises(outbox.QueueNotSetUp):
+        outbox.send(message_id)
+    assert redis_client.available()  # not taken for Redis being down
 
 
 def test_a_processed_message_is_not_sent_again(stub_broker, stub_worker):

@@ -59,7 +59,7 @@ def start_worker(tmp_path):
                 sys.executable,
                 "-m",
                 "dramatiq",
-                "tasks:setup",
+                "web.wiring:worker",
                 "--processes",
                 str(processes),
                 "--threads",

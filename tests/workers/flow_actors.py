@@ -26,3 +26,10 @@ def flaky_probe(key):
     if not _redis.get(f"{key}:allow"):
         raise RuntimeError("not allowed yet")
     _redis.incr(f"{key}:runs")
+
+
+@actor(queue_name="flow", max_retries=1, min_backoff=1, max_backoff=10)
+def doomed_probe(key):
+    """Counts its run, then fails every time: retried once at once, then dead-lettered."""
+    _redis.incr(f"{key}:runs")
+    raise RuntimeError("fails on purpose")

@@ -16,7 +16,7 @@ from dramatiq.brokers.stub import StubBroker
 import tasks
 from tasks.ads import record_click
 from workers import actors
-from workers.actors import BrokerNotSetUp, LazyActor
+from workers.actors import BrokerNotSetUp, DeclaredActor
 from workers.broker import get_broker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def test_setup_builds_one_broker_that_every_actor_joins():
         assert tasks.setup() is broker  # once per process
         assert dramatiq.get_broker() is broker
         for declared in actors.declared():
-            assert broker.get_actor(declared.actor_name) is declared
+            assert broker.get_actor(declared.actor_name) is declared.dramatiq_actor
         print(type(broker).__name__, len(actors.declared()))
         """
     )
@@ -82,7 +82,7 @@ def test_setup_builds_one_broker_that_every_actor_joins():
 
 def test_in_this_process_the_actors_are_on_the_broker_the_tests_set_up(stub_broker):
     assert tasks.setup() is stub_broker is get_broker() is dramatiq.get_broker()
-    assert stub_broker.get_actor("record_click") is record_click
+    assert stub_broker.get_actor("record_click") is record_click.dramatiq_actor
 
 
 def test_an_actor_declared_after_setup_joins_the_broker_at_once(stub_broker):
@@ -90,20 +90,22 @@ def test_an_actor_declared_after_setup_joins_the_broker_at_once(stub_broker):
     def probe_declared_late(thing_id: str) -> None:
         """Declared for this test only."""
 
-    assert stub_broker.get_actor("probe_declared_late") is probe_declared_late
+    assert stub_broker.get_actor("probe_declared_late") is probe_declared_late.dramatiq_actor
     probe_declared_late.send(thing_id="t")
     assert stub_broker.queues["probe"].qsize() == 1
 
 
 def test_an_unbound_actor_runs_here_but_cannot_send():
-    lazy = LazyActor(lambda x: x * 2, actor_name="double", queue_name="p", priority=0, options={})
+    lazy = DeclaredActor(
+        lambda x: x * 2, actor_name="double", queue_name="p", priority=0, options={}
+    )
     assert lazy(21) == 42
     with pytest.raises(BrokerNotSetUp):
         lazy.send(1)
 
 
 def test_an_option_no_middleware_takes_is_refused_when_bound():
-    lazy = LazyActor(
+    lazy = DeclaredActor(
         lambda: None, actor_name="odd", queue_name="p", priority=0, options={"colour": "red"}
     )
     with pytest.raises(ValueError, match="colour"):

@@ -12,6 +12,7 @@ from dramatiq import Message
 from models.verifications import VerificationStore
 from tests.fixtures import TEST_REDIS_URL
 from tests.workers.processes import ROOT, all_acknowledged, flow_env, wait_for
+from workers import deadletters
 from workers.broker import build_broker
 
 pytestmark = pytest.mark.flow
@@ -33,7 +34,7 @@ def worker_process(redis_client, tmp_path):
                 sys.executable,
                 "-m",
                 "dramatiq",
-                "tasks:setup",  # as `subsearch worker` runs it
+                "web.wiring:worker",  # as `subsearch worker` runs it
                 "tests.workers.flow_actors",
                 "--processes",
                 "1",
@@ -104,6 +105,38 @@ def test_a_dead_letter_is_shown_and_requeued(redis_broker, worker_process, redis
     assert "requeued 1" in requeued.stdout
     assert wait_for(lambda: runs(redis_client, key) == 1), "the requeued message never ran"
     assert redis_client.zcard("dramatiq:flow.XQ") == 0
+
+
+def test_a_message_that_fails_past_its_retries_is_found_where_deadletters_reads(
+    redis_broker, worker_process, redis_client
+):
+    """Dramatiq exposes no dead letters: workers/deadletters.py reads its Redis broker's
+    keys, and this holds a Dramatiq release to them (a retry through the delay queue
+    included)."""
+    key = f"doomed-{uuid.uuid4()}"
+    sent = redis_broker.enqueue(
+        Message(queue_name="flow", actor_name="doomed_probe", args=(key,), kwargs={}, options={})
+    )
+
+    def dead():
+        return [
+            message
+            for _, message in deadletters.dead_messages(redis_broker, "flow")
+            if message.message_id == sent.message_id
+        ]
+
+    assert wait_for(dead), "not found where workers/deadletters.py reads"
+    assert runs(redis_client, key) == 2  # tried, retried once, then dead
+    [message] = dead()
+    assert (message.actor_name, list(message.args)) == ("doomed_probe", [key])
+    [flow] = [row for row in deadletters.status(redis_broker) if row.queue == "flow"]
+    assert (flow.ready, flow.delayed, flow.dead) == (0, 0, 1)
+
+    requeued = deadletters.requeue(redis_broker, queue="flow", actor="doomed_probe")
+    assert [message.message_id for message in requeued] == [sent.message_id]
+    # Sent again with its retries reset: two more runs, and dead once more.
+    assert wait_for(lambda: runs(redis_client, key) == 4 and dead()), runs(redis_client, key)
+    assert len(dead()) == 1
 
 
 def test_closing_a_broker_closes_its_connections(redis_client):

@@ -7,11 +7,12 @@ import logging
 
 import pytest
 from dramatiq.brokers.stub import StubBroker
+from dramatiq.errors import ActorNotFound
 
 from models import redis_client
 from tests.fixtures import take_messages
-from workers.actors import LazyActor
-from workers.sending import OnFailure, enqueue
+from workers.actors import DeclaredActor
+from workers.sending import OnFailure, enqueue, send_by_name
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def probe(done):
         done.append((thing_id, note))
 
     broker = StubBroker()
-    actor = LazyActor(record, actor_name="record", queue_name="probe", priority=0, options={})
+    actor = DeclaredActor(record, actor_name="record", queue_name="probe", priority=0, options={})
     actor.bind(broker)
     yield actor
     broker.close()
@@ -85,3 +86,14 @@ def test_after_a_failure_the_queue_is_skipped_at_once(probe, done, queue_down):
     assert len(queue_down) == 1  # the second did not wait on Redis again
     assert not redis_client.available()
     assert done == [("t1", ""), ("t2", "")]
+
+
+def test_the_outboxs_sender_sends_to_the_actor_declared_under_the_name(stub_broker):
+    send_by_name("redrive_outbox", (), {"outbox_id": "m1"})
+    [message] = take_messages(stub_broker, "maintenance")
+    assert (message["actor_name"], message["options"]["outbox_id"]) == ("redrive_outbox", "m1")
+
+
+def test_the_outboxs_sender_refuses_a_name_no_actor_has():
+    with pytest.raises(ActorNotFound):
+        send_by_name("no_such_actor", (), {})
