@@ -58,10 +58,11 @@ test-postgresql: $(STAMP) translations browser ## Run every test on a throwaway 
 screenshots: $(STAMP) translations browser ## Take the README's screenshots again (docs/screenshots)
 	DOCS_SCREENSHOTS=docs/screenshots TEST_DATABASE=sqlite $(BIN)/pytest -q tests/browser/test_first_run.py
 
-lint: $(STAMP) ## ruff: lint and format check; mypy: type check (strict on models, workers, tasks, scheduler)
+lint: $(STAMP) ## ruff: lint and format check; mypy: strict type check of every package; lint-imports: the layers
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: $(STAMP) ## ruff: fix what can be fixed and format
 	$(BIN)/ruff check --fix .

@@ -247,7 +247,7 @@ def start_worker(env):
             sys.executable,
             "-m",
             "dramatiq",
-            "tasks:setup",
+            "web.wiring:worker",
             "--processes",
             "1",
             "--threads",

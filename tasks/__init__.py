@@ -10,7 +10,7 @@ from __future__ import annotations
 import dramatiq
 
 from models.settings import Settings
-from tasks import ads, billing, channels, credits, maintenance, outbox, payments, search
+from tasks import ads, billing, channels, credits, maintenance, outbox, search
 from workers import broker
 
 __all__ = [
@@ -20,7 +20,6 @@ __all__ = [
     "credits",
     "maintenance",
     "outbox",
-    "payments",
     "search",
     "setup",
 ]

@@ -37,7 +37,7 @@ from models.settings import get_settings, load_settings, use_settings
 from tests.fakes.http import serve
 from tests.fakes.platform_files import PlatformFiles
 from tests.fixtures import ADMIN_POSTGRES_URL, TEST_DATABASE, TEST_REDIS_URL, tables_to_clear
-from web import create_app
+from web import create_app, wiring
 from workers.redis_server import ensure_redis
 
 _workdir = Path(tempfile.mkdtemp(prefix="subsearch-test-"))
@@ -80,6 +80,9 @@ for _name in (
     os.environ.pop(_name, None)
 
 use_settings(load_settings(read_dotenv=False))
+# How each service is built, as every process of the service has it (web/wiring.py);
+# tests swap the settings, and the broker, themselves.
+wiring.install()
 
 
 def _create_postgres_database():

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from peewee import Database, Model, sort_models
 
-import models.payments.local_engine  # noqa: F401  (declares the local provider's tables)
+import web.devtools.local_payments.tables  # noqa: F401  (declares the local provider's tables)
 from models.metrics import counter_values
 from models.tables import BaseModel
 

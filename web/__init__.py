@@ -9,16 +9,15 @@ from urllib.parse import urlsplit
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 from flask import Flask, g
-from flask_login import current_user
+from flask.json.provider import DefaultJSONProvider
 from flask_talisman import Talisman
 from flask_wtf.csrf import CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-import tasks
 from models import logs
 from models.countries import backfill_user_country
 from models.db import db, init_db
-from models.settings import Settings, load_settings, use_settings
+from models.settings import Settings, load_settings
 from web import (
     admin,
     api,
@@ -29,14 +28,15 @@ from web import (
     i18n,
     icons,
     limits,
-    local_payments,
     metrics,
     pages,
     preferences,
     request_log,
+    wiring,
 )
 from web.api.operation import check_response
-from web.visitor import visitor_country
+from web.devtools import local_payments
+from web.visitor import viewer, visitor_country
 
 csrf = CSRFProtect()
 talisman = Talisman()
@@ -47,7 +47,8 @@ MAX_BODY_BYTES = 2 * 1024 * 1024
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    settings = use_settings(settings or load_settings())
+    settings = settings or load_settings()
+    wiring.wire(settings)  # the services and the broker, before any view uses one
     logs.configure(settings.log_format, component="web", secrets=logs.secret_values(settings))
     _check_catalogs(settings)
     app = Flask(__name__)
@@ -62,13 +63,12 @@ def create_app(settings: Settings | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the session
         JSON_AS_ASCII=False,
     )
-    app.json.ensure_ascii = False
+    if isinstance(app.json, DefaultJSONProvider):
+        app.json.ensure_ascii = False  # Japanese as itself in every JSON answer
     init_db(settings.database_url)
     _connection_per_request(app)
     metrics.init_app(app)  # first: its timer starts before, and its count ends after, the rest
     request_log.init_app(app)  # the request id and the access line, around all but metrics
-
-    tasks.setup(settings)  # the broker, with every actor, before any view sends a message
 
     i18n.init_app(app)
     errors.init_app(app)
@@ -196,7 +196,8 @@ def _connection_per_request(app: Flask) -> None:
 
 def _backfill_country() -> None:
     """Every authenticated request may fill users.country once (spec, users rule 3)."""
-    if current_user.is_authenticated and current_user.country is None:
+    user = viewer()
+    if user is not None and user.country is None:
         header = visitor_country()
-        if backfill_user_country(current_user.id, header):
-            current_user.country = header.strip().upper()
+        if header is not None and backfill_user_country(user.id, header):
+            user.country = header.strip().upper()

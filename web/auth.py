@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from collections.abc import Callable, Mapping
+from typing import Any, ParamSpec, Protocol
 from urllib.parse import quote, urlsplit
 
-from authlib.common.errors import AuthlibBaseError
-from authlib.integrations.flask_client import OAuth
+import flask_login
+from authlib.common.errors import AuthlibBaseError  # type: ignore[import-untyped]  # no types
+from authlib.integrations.flask_client import OAuth  # type: ignore[import-untyped]  # no types
 from flask import (
     Blueprint,
     Flask,
@@ -25,36 +28,62 @@ from flask import (
     session,
     url_for,
 )
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext
-from flask_login import LoginManager, current_user, login_user, logout_user
+from flask.typing import ResponseReturnValue
 from requests import RequestException
+from werkzeug.wrappers import Response as HttpResponse
 
 from models import users
 from models.errors import Forbidden, SignInFailed
 from models.settings import get_settings
+from models.tables import User
 from models.verifications import VerificationStore
 from tasks.billing import create_payment_customer
 from web.errors import error_response, wants_json
 from web.i18n import ERROR_CODES
+from web.translation import gettext as _
+from web.translation import lazy_gettext
+from web.visitor import viewer
 from workers.sending import OnFailure, enqueue
 
 log = logging.getLogger(__name__)
 
 bp = Blueprint("auth", __name__)
-login_manager = LoginManager()
+login_manager = flask_login.LoginManager()
+
+P = ParamSpec("P")
 
 
-@login_manager.user_loader
-def load_user(token):
+class IdentityProvider(Protocol):
+    """What the sign-in asks of the OpenID Connect client authlib registers."""
+
+    def authorize_redirect(self, redirect_uri: str) -> HttpResponse: ...
+
+    def authorize_access_token(self) -> dict[str, Any]: ...
+
+    def userinfo(self, *, token: Mapping[str, Any]) -> Mapping[str, object]: ...
+
+
+def load_user(token: str) -> User | None:
     return users.user_for_session(token)
 
 
-@login_manager.unauthorized_handler
-def unauthorized():
+def unauthorized() -> ResponseReturnValue:
     if wants_json():
         return error_response(401)
     return redirect(url_for("auth.login", next=current_address()))
+
+
+# Registered as calls, not as decorators: Flask-Login's are untyped, and would make the
+# functions untyped too.
+login_manager.user_loader(load_user)
+login_manager.unauthorized_handler(unauthorized)
+
+
+def login_required(view: Callable[P, ResponseReturnValue]) -> Callable[P, ResponseReturnValue]:
+    """Flask-Login's guard of a page: a visitor who is not signed in is sent to sign in
+    (`unauthorized`) and the view does not run."""
+    guarded: Callable[P, ResponseReturnValue] = flask_login.login_required(view)
+    return guarded
 
 
 def current_address() -> str:
@@ -93,8 +122,9 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(sign_in_url=sign_in_url)
 
 
-def _oidc():
-    return current_app.extensions["subsearch_oidc"]
+def _oidc() -> IdentityProvider:
+    client: IdentityProvider = current_app.extensions["subsearch_oidc"]
+    return client
 
 
 def _safe_next(target: str | None) -> str:
@@ -118,7 +148,7 @@ def _safe_next(target: str | None) -> str:
     return target
 
 
-def start_session(user) -> None:
+def start_session(user: User) -> None:
     session.clear()  # no state carried across the sign-in (session fixation)
     users.open_session(
         user,
@@ -126,7 +156,7 @@ def start_session(user) -> None:
         user_agent=request.headers.get("User-Agent"),
     )
     session.permanent = True
-    login_user(user)
+    flask_login.login_user(user)
     if not user.payment_customer_id:
         # Created at sign-up; a second message for the same user changes nothing. LOG:
         # with the queue down the sign-in goes on, and the subscription checkout creates
@@ -135,10 +165,10 @@ def start_session(user) -> None:
 
 
 @bp.get("/login")
-def login():
+def login() -> ResponseReturnValue:
     settings = get_settings()
     next_path = _safe_next(request.args.get("next"))
-    if current_user.is_authenticated:
+    if viewer() is not None:
         return redirect(next_path)
     if settings.oidc_issuer:
         session["next"] = next_path
@@ -163,15 +193,16 @@ SIGN_IN_REFUSALS = {
 
 
 @bp.get("/auth/callback")
-def callback():
-    if not get_settings().oidc_issuer:
+def callback() -> ResponseReturnValue:
+    settings = get_settings()
+    if not settings.oidc_issuer:
         abort(404)
     if request.args.get("error"):
         # The person declined at the provider (or the provider refused).
         return render_template("error.html", status=400, message=_("Sign-in was cancelled.")), 400
     try:
         token = _oidc().authorize_access_token()
-        claims = token.get("userinfo") or _oidc().userinfo(token=token)
+        claims: Mapping[str, object] = token.get("userinfo") or _oidc().userinfo(token=token)
     except (AuthlibBaseError, RequestException, ValueError, KeyError) as error:
         # A replayed, forged or stale callback: its state is gone or does not match.
         log.info("rejected sign-in callback: %s", error)
@@ -180,7 +211,8 @@ def callback():
             status=400,
             message=_("Sign-in could not be completed. Please try again."),
         ), 400
-    issuer = claims.get("iss") or get_settings().oidc_issuer
+    # The issuer a token names, else the one configured (a claim is a JSON string).
+    issuer = str(claims.get("iss") or settings.oidc_issuer)
     next_path = _safe_next(session.get("next"))
     try:
         user = users.sign_in_with_identity(issuer, str(claims["sub"]), dict(claims))
@@ -192,29 +224,34 @@ def callback():
 
 
 @bp.route("/logout", methods=["GET", "POST"])
-def logout():
+def logout() -> ResponseReturnValue:
     if request.method == "GET":
         return render_template("logout.html")
-    if current_user.is_authenticated:
-        users.revoke_session(current_user.session_token)
-    logout_user()
+    user = viewer()
+    if user is not None:
+        users.revoke_session(user.session_token)
+    flask_login.logout_user()
     session.clear()
     return redirect("/")
 
 
-def require_admin_api():
+def require_admin_api() -> ResponseReturnValue | None:
     """before_request of /api/admin: 401 anonymous, 403 members."""
-    if not current_user.is_authenticated:
+    user = viewer()
+    if user is None:
         return error_response(401)
-    if not current_user.is_admin:
+    if not user.is_admin:
         raise Forbidden("Administrators only.")
     return None
 
 
-def require_admin_page():
+def require_admin_page() -> ResponseReturnValue | None:
     """before_request of /admin pages: anonymous visitors go to sign-in, members get 403."""
-    if not current_user.is_authenticated:
-        return current_app.login_manager.unauthorized()
-    if not current_user.is_admin:
+    user = viewer()
+    if user is None:
+        # The app's one LoginManager (init_app): its unauthorized() runs `unauthorized`.
+        sent_to_sign_in: ResponseReturnValue = login_manager.unauthorized()
+        return sent_to_sign_in
+    if not user.is_admin:
         raise Forbidden("Administrators only.")
     return None

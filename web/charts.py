@@ -4,9 +4,30 @@ a JSON block, and shown again as a table for those who cannot see the chart."""
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any, TypedDict
 
 
-def _every_day(daily: list[dict]) -> list[dict]:
+class DailyLines(TypedDict):
+    kind: str
+    empty: bool
+    days: list[str]
+    impressions: list[int]
+    clicks: list[int]
+
+
+class CurrencySeries(TypedDict):
+    currency: str
+    amounts: list[int]
+
+
+class MonthlyRevenue(TypedDict):
+    kind: str
+    empty: bool
+    months: list[str]
+    series: list[CurrencySeries]
+
+
+def _every_day(daily: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The days from the first to the last, a day missing from the series counted as zero
     (the admin trend lists only days with figures; a line must not bridge a quiet day)."""
     known = {day["date"]: day for day in daily}
@@ -18,7 +39,7 @@ def _every_day(daily: list[dict]) -> list[dict]:
     ]
 
 
-def daily_lines(daily: list[dict], until: date | None = None) -> dict:
+def daily_lines(daily: list[dict[str, Any]], until: date | None = None) -> DailyLines:
     """Impressions and clicks per day (dates ascending, YYYY-MM-DD), each on its own axis;
     days after `until` (today: a month still running) are left out rather than drawn as
     zeros; empty when no day has an impression or a click."""
@@ -35,7 +56,7 @@ def daily_lines(daily: list[dict], until: date | None = None) -> dict:
     }
 
 
-def monthly_revenue(rows: list[dict]) -> dict:
+def monthly_revenue(rows: list[dict[str, Any]]) -> MonthlyRevenue:
     """Amount received per month (YYYY-MM, ascending), one series per currency (amounts in
     different currencies are never added together), countries summed."""
     months = sorted({row["month"] for row in rows})

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import logging
 
-from flask import jsonify, make_response, render_template, request
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext
-from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
+from flask import Flask, Response, jsonify, make_response, render_template, request
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import BadRequest, HTTPException, MethodNotAllowed
 
 from models.errors import DomainError, ValidationError
 from models.payments import PaymentError, PaymentUnavailable
 from models.search import IndexNotReady, SearchBusy, SearchError
+from web.csrf import CSRFError
 from web.i18n import ERROR_CODES
+from web.translation import gettext as _
+from web.translation import lazy_gettext
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,13 @@ def page_message(status: int, code: str | None = None) -> str:
     return str(PAGE_MESSAGES.get(status, _("Something went wrong.")))
 
 
-def error_response(status: int, code: str | None = None, message: str | None = None, fields=None):
-    body = {
+def error_response(
+    status: int,
+    code: str | None = None,
+    message: str | None = None,
+    fields: dict[str, str] | None = None,
+) -> tuple[Response, int]:
+    body: dict[str, str | dict[str, str]] = {
         "code": code or CODES.get(status, "error"),
         "message": message or MESSAGES.get(status, ""),
     }
@@ -92,11 +98,11 @@ def wants_json() -> bool:
     return request.path.startswith("/api/") or request.path == "/api" or request.is_json
 
 
-def _page(status: int, message: str):
+def _page(status: int, message: str) -> tuple[str, int]:
     return render_template("error.html", status=status, message=message), status
 
 
-def handle_domain_error(error: DomainError):
+def handle_domain_error(error: DomainError) -> tuple[Response, int] | tuple[str, int]:
     if error.fields:
         log.info("%s %s refused: %s", request.method, request.path, error.fields)
     if wants_json():
@@ -104,13 +110,13 @@ def handle_domain_error(error: DomainError):
     return _page(error.status, page_message(error.status, error.code))
 
 
-def handle_http_error(error: HTTPException):
+def handle_http_error(error: HTTPException) -> ResponseReturnValue:
     status = error.code or 500
     if wants_json():
         if status == 413 and request.path == "/api/uploads/ad-image":
             return error_response(413, "image_too_large", "The image is larger than 500 KB.")
         response = error_response(status)
-        if status == 405 and error.valid_methods:
+        if status == 405 and isinstance(error, MethodNotAllowed) and error.valid_methods:
             response[0].headers["Allow"] = ", ".join(error.valid_methods)
         return response
     if 300 <= status < 400:
@@ -118,7 +124,7 @@ def handle_http_error(error: HTTPException):
     return _page(status, page_message(status))
 
 
-def handle_payment_error(error: PaymentError):
+def handle_payment_error(error: PaymentError) -> tuple[Response, int] | tuple[str, int]:
     log.warning("payment provider: %s", error)
     if isinstance(error, PaymentUnavailable):
         status, code = 503, "unavailable"
@@ -133,7 +139,7 @@ def handle_payment_error(error: PaymentError):
     return _page(status, _("The payment provider refused the request."))
 
 
-def handle_search_error(error: SearchError):
+def handle_search_error(error: SearchError) -> tuple[Response, int] | tuple[str, int]:
     log.warning("search engine: %s", error)
     if isinstance(error, SearchBusy):
         # This search ran past its time budget and was stopped: the reader may retry.
@@ -155,13 +161,13 @@ def handle_search_error(error: SearchError):
     return _page(503, _("Search is not available right now; try again shortly."))
 
 
-def handle_csrf_error(error: CSRFError):
+def handle_csrf_error(error: BadRequest) -> tuple[Response, int] | tuple[str, int]:
     if wants_json():
         return error_response(400, "invalid_request", "The form has expired; reload and try again.")
     return _page(400, _("The form has expired; reload and try again."))
 
 
-def handle_unexpected(error: Exception):
+def handle_unexpected(error: Exception) -> tuple[Response, int] | tuple[str, int]:
     log.exception("unhandled error on %s %s", request.method, request.path)
     if wants_json():
         return error_response(500)
@@ -185,7 +191,7 @@ def refuse_nul() -> None:
         raise ValidationError("The address contains a NUL character.")
 
 
-def init_app(app):
+def init_app(app: Flask) -> None:
     app.before_request(refuse_nul)
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(PaymentError, handle_payment_error)

@@ -16,18 +16,19 @@ import gettext as stdlib_gettext
 import re
 from datetime import UTC, date, datetime
 from functools import cache
+from typing import TypedDict
 from zoneinfo import ZoneInfo, available_timezones
 
 import pycountry
 from babel.dates import format_date, format_datetime, format_skeleton
 from babel.numbers import format_decimal
 from flask import Flask, request
-from flask_babel import Babel, get_locale, get_timezone, lazy_gettext
-from flask_babel import gettext as _
-from flask_login import current_user
 from markupsafe import Markup
 
 from models.clock import parse_iso
+from web.translation import get_locale, get_timezone, init_babel, lazy_gettext
+from web.translation import gettext as _
+from web.visitor import viewer
 
 LOCALES = ("ja", "en")
 DEFAULT_LOCALE = "ja"
@@ -40,7 +41,8 @@ ZERO_DECIMAL = {"jpy", "krw", "vnd", "clp", "pyg", "ugx", "xaf", "xof"}
 
 
 def select_locale() -> str:
-    chosen = getattr(current_user, "locale", None) if current_user else None
+    user = viewer()
+    chosen = user.locale if user is not None else None
     if chosen in LOCALES:
         return chosen
     cookie = request.cookies.get(LOCALE_COOKIE)
@@ -50,7 +52,8 @@ def select_locale() -> str:
 
 
 def select_timezone() -> str:
-    chosen = getattr(current_user, "time_zone", None) if current_user else None
+    user = viewer()
+    chosen = user.time_zone if user is not None else None
     if chosen and chosen in time_zones():
         return chosen
     return DEFAULT_ZONES.get(str(get_locale()), "UTC")
@@ -401,7 +404,24 @@ def field_problem(problem: str) -> str:
     return str(_("please check this value"))
 
 
-def client_text(page_text: dict[str, str] | list[dict[str, str]] | None = None) -> dict:
+class ApiWords(TypedDict):
+    """The API's codes, fields and problems in the reader's words (web/static/i18n.js)."""
+
+    codes: dict[str, str]
+    fields: dict[str, str]
+    problems: list[list[str]]
+    fallback: str
+
+
+class ClientText(ApiWords):
+    """What base.html hands the pages' scripts (client_text)."""
+
+    locale: str
+    timeZone: str
+    page: dict[str, str]
+
+
+def client_text(page_text: dict[str, str] | list[dict[str, str]] | None = None) -> ClientText:
     """What the pages' scripts need to speak the reader's language (base.html embeds it;
     web/static/i18n.js reads it). `page_text`: a page's own sentences by key, which a
     template sets (`{% set page_text = {"saved": _("Saved.")} %}`) before extending, or
@@ -417,7 +437,7 @@ def client_text(page_text: dict[str, str] | list[dict[str, str]] | None = None) 
 
 
 @cache
-def _api_words(locale: str) -> dict:
+def _api_words(locale: str) -> ApiWords:
     """The API's codes, fields and problems in `locale` (the current one: the key keeps
     each language's words apart); the same on every page, so made once a language."""
     return {
@@ -431,7 +451,7 @@ def _api_words(locale: str) -> dict:
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LOCALE)
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", DEFAULT_ZONES[DEFAULT_LOCALE])
-    Babel(app, locale_selector=select_locale, timezone_selector=select_timezone)
+    init_babel(app, select_locale, select_timezone)
     app.jinja_env.filters.update(
         price=price,
         when=when,

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from flask import Response, request
-from flask_login import current_user
+from flask import Response, make_response, request
 
 from models import idempotency
 from models.db import write_transaction
 from models.errors import DomainError
 from web.errors import handle_domain_error
+from web.visitor import member
 
 HEADER = "Idempotency-Key"
 
@@ -24,7 +24,7 @@ def once(what: str, run: Callable[[], Response]) -> Response:
     sent = request.headers.get(HEADER)
     if sent is None:
         return run()
-    user_id, key = current_user.id, idempotency.checked_key(sent)
+    user_id, key = member().id, idempotency.checked_key(sent)
     first = idempotency.claim(user_id, key, what)
     if first is not None:
         return Response(first.body, status=first.status, mimetype="application/json")
@@ -34,8 +34,8 @@ def once(what: str, run: Callable[[], Response]) -> Response:
             idempotency.record(user_id, key, _answer(answer))
         return answer
     except DomainError as error:
-        refused, status = handle_domain_error(error)
-        refused.status_code = status
+        # The API's JSON error (make_response gives it its status, as the handler would).
+        refused = make_response(handle_domain_error(error))
         idempotency.record(user_id, key, _answer(refused))
         return refused
     except BaseException:

@@ -15,22 +15,24 @@ import logging
 import math
 import time
 from dataclasses import replace
+from typing import Any, cast
 
 import redis
 from flask import Flask, current_app, make_response, render_template, request
 from flask.typing import ResponseReturnValue
-from flask_babel import ngettext
 from flask_limiter import Limiter
 from flask_limiter.errors import RateLimitExceeded
-from flask_login import current_user
 from limits import parse_many
 from limits.strategies import MovingWindowRateLimiter
 
 from models import redis_client
 from models.metrics import INVALID_BEACONS, RATE_LIMITED
 from models.settings import Settings
+from web.api.operation import DeclaredView, View
 from web.api.schemas.common import ErrorBody
 from web.errors import error_response, page_message, wants_json
+from web.translation import ngettext
+from web.visitor import viewer_id
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +66,9 @@ STRATEGY = "moving-window"
 
 def client_key() -> str:
     """Who a call is counted against: the signed-in user, else the client address."""
-    if current_user.is_authenticated:
-        return f"user:{current_user.id}"
+    user_id = viewer_id()
+    if user_id is not None:
+        return f"user:{user_id}"
     return client_address()
 
 
@@ -75,16 +78,18 @@ def client_address() -> str:
 
 def init_app(app: Flask, settings: Settings) -> None:
     """After every blueprint is registered: wraps the views LIMITED names."""
+    # The broker's Redis through the service's own pool (its short timeouts, no
+    # retries); the URI only names the storage kind. Keyword arguments of the storage:
+    # Flask-Limiter types them as text or numbers, and hands the pool on all the same.
+    storage_options: dict[str, Any] = {
+        "connection_pool": redis_client.connection_pool(settings.redis_url),
+        "key_prefix": KEY_PREFIX,
+    }
     limiter = Limiter(
         key_func=client_key,
         strategy=STRATEGY,
-        # The broker's Redis through the service's own pool (its short timeouts, no
-        # retries); the URI only names the storage kind.
         storage_uri="redis://",
-        storage_options={
-            "connection_pool": redis_client.connection_pool(settings.redis_url),
-            "key_prefix": KEY_PREFIX,
-        },
+        storage_options=storage_options,
         in_memory_fallback_enabled=True,
         swallow_errors=True,
         headers_enabled=False,  # Retry-After is set on the 429 alone
@@ -104,11 +109,15 @@ def init_app(app: Flask, settings: Settings) -> None:
             continue
         limit = getattr(settings, f"rate_limit_{name}")
         key = client_address if name in BY_ADDRESS else client_key
-        wrapped = limiter.shared_limit(limit, scope=name, key_func=key)(view)
-        spec = getattr(view, "operation", None)
-        if spec is not None:  # the API's declaration, and so its document, says 429
-            wrapped.operation = replace(spec, responses={**spec.responses, 429: ErrorBody})
-        app.view_functions[endpoint] = wrapped
+        counted = limiter.shared_limit(limit, scope=name, key_func=key)
+        if isinstance(view, DeclaredView):  # the API's declaration, and so its document, says 429
+            spec = view.operation
+            limited = replace(spec, responses={**spec.responses, 429: ErrorBody})
+            app.view_functions[endpoint] = DeclaredView(counted(view), limited)
+        else:
+            # Flask types a view as sync or async, a union the limiter's generic decorator
+            # cannot carry through; every view of this app is sync.
+            app.view_functions[endpoint] = counted(cast(View, view))
 
 
 def retry_after() -> int:

@@ -6,16 +6,16 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, flash, redirect, request, url_for
-from flask_babel import force_locale
-from flask_babel import gettext as _
-from flask_login import current_user, login_required
-from flask_wtf.csrf import CSRFError, CSRFProtect, validate_csrf
-from flask_wtf.csrf import ValidationError as TokenError
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.errors import ValidationError
 from models.users import set_reading_preferences
+from web.auth import login_required
+from web.csrf import CSRFError, Exemptions, TokenError, validate_csrf
 from web.i18n import LOCALE_COOKIE, LOCALES, locale_code, time_zones
+from web.translation import force_locale
+from web.translation import gettext as _
+from web.visitor import member, viewer
 
 bp = Blueprint("preferences", __name__)
 
@@ -36,7 +36,8 @@ def choose_language() -> HttpResponse:
     """Exempt from the site-wide CSRF check so a visitor needs no session for it (a
     signed-out page starts none); a signed-in member's form carries the token, checked
     here, since the choice is then saved on the account."""
-    if current_user.is_authenticated:
+    user = viewer()
+    if user is not None:
         try:
             validate_csrf(request.form.get("csrf_token"))
         except TokenError as error:
@@ -44,8 +45,8 @@ def choose_language() -> HttpResponse:
     locale = request.form.get("locale", "")
     if locale not in LOCALES:
         raise ValidationError(fields={"locale": f"one of {', '.join(LOCALES)}"})
-    if current_user.is_authenticated:
-        set_reading_preferences(current_user.id, locale=locale, time_zone=current_user.time_zone)
+    if user is not None:
+        set_reading_preferences(user.id, locale=locale, time_zone=user.time_zone)
     response = redirect(_back("/"))
     response.set_cookie(
         LOCALE_COOKIE, locale, max_age=COOKIE_DAYS * 86400, samesite="Lax", httponly=True
@@ -58,14 +59,14 @@ def choose_language() -> HttpResponse:
 def save_preferences() -> HttpResponse:
     locale = request.form.get("locale") or None
     time_zone = request.form.get("time_zone") or None
-    fields = {}
+    fields: dict[str, str] = {}
     if locale is not None and locale not in LOCALES:
         fields["locale"] = f"one of {', '.join(LOCALES)}"
     if time_zone is not None and time_zone not in time_zones():
         fields["time_zone"] = "an IANA time zone such as Asia/Tokyo"
     if fields:
         raise ValidationError(fields=fields)
-    set_reading_preferences(current_user.id, locale=locale, time_zone=time_zone)
+    set_reading_preferences(member().id, locale=locale, time_zone=time_zone)
     # Said in the language just chosen: the next page is shown in it.
     with force_locale(locale or locale_code()):
         flash(_("Your language and time zone are saved."))
@@ -77,6 +78,6 @@ def save_preferences() -> HttpResponse:
     return response
 
 
-def init_app(app: Flask, csrf: CSRFProtect) -> None:
+def init_app(app: Flask, csrf: Exemptions) -> None:
     app.register_blueprint(bp)
     csrf.exempt(choose_language)

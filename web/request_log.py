@@ -14,9 +14,9 @@ import time
 import uuid
 
 from flask import Flask, Response, g, request
-from flask_login import current_user
 
 from models import logs
+from web.visitor import viewer_id
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def _user_id() -> str | None:
     # country backfill does on every request anyway). A lookup that fails (the database
     # is down) fails the request where it did before, not in its log line.
     try:
-        return current_user.id if current_user.is_authenticated else None
+        return viewer_id()
     except Exception:
         return None
 

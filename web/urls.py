@@ -3,6 +3,7 @@ with url_for: the domain never spells a route, it is handed these."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from flask import url_for
@@ -14,7 +15,7 @@ from models.tables import SearchHistory
 DEFAULT_PER_PAGE = SearchQuery(q="").per_page
 
 
-def public_url(endpoint: str, **values: object) -> str:
+def public_url(endpoint: str, **values: Any) -> str:
     return get_settings().public_base_url + url_for(endpoint, **values)
 
 

@@ -17,9 +17,9 @@ from zoneinfo import ZoneInfo
 from babel import Locale
 from babel.core import get_global
 from babel.dates import get_timezone_location
-from flask_babel import force_locale, lazy_gettext
 
 from web.i18n import time_zones
+from web.translation import force_locale, lazy_gettext
 
 FIRST_ZONE = "Asia/Tokyo"
 

@@ -1,6 +1,7 @@
-"""Payments: one provider interface (base.py), the `stripe` and `local` engines, and the
-typed events their webhooks deliver (events.py). `get_provider()` returns the engine
-PAYMENT_BACKEND names."""
+"""Payments: one provider interface (base.py), the Stripe engine, and the typed events
+their webhooks deliver (events.py). `get_provider()` returns the provider the
+composition root (web/wiring.py) built for PAYMENT_BACKEND: the Stripe engine, or the
+local stand-in for development, which lives outside the domain (web/devtools)."""
 
 from __future__ import annotations
 
@@ -30,9 +31,8 @@ from models.payments.events import (
     UnhandledEvent,
     WebhookEvent,
 )
-from models.payments.local_engine import LocalProvider
-from models.payments.stripe_engine import StripeProvider
-from models.settings import Settings, get_settings
+from models.services import Service
+from models.settings import get_settings
 
 __all__ = [
     "BaseEvent",
@@ -65,32 +65,13 @@ __all__ = [
 LOCAL_AD_PRICE = "price_local_ad_{country}"
 LOCAL_PLAN_PRICES = {"plus": "price_local_plus", "pro": "price_local_pro"}
 
-# the settings a provider was built for, kept alive with it: keyed by id() instead, a
-# new settings object at a freed one's address would get the old provider
-_built: tuple[Settings, PaymentProvider] | None = None
-
-
-def build_provider(settings: Settings) -> PaymentProvider:
-    if settings.payment_backend == "stripe":
-        return StripeProvider(
-            settings.payment_api_key or "",
-            webhook_secrets=settings.payment_webhook_secrets,
-            api_base=settings.payment_api_base,
-        )
-    return LocalProvider(
-        public_base_url=settings.public_base_url,
-        webhook_secrets=settings.payment_webhook_secrets,
-    )
+# Built by the composition root from the settings in use (models/services.py).
+provider_service: Service[PaymentProvider] = Service("the payment provider")
 
 
 def get_provider() -> PaymentProvider:
-    """The provider for the current settings (built once per settings object)."""
-    global _built
-    settings = get_settings()
-    built = _built
-    if built is None or built[0] is not settings:
-        built = _built = (settings, build_provider(settings))
-    return built[1]
+    """The provider for the current settings, as the composition root builds it."""
+    return provider_service()
 
 
 def ad_price_id(country: str) -> str | None:

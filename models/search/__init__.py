@@ -46,7 +46,8 @@ from models.search.base import (
 from models.search.embedded import EmbeddedEngine
 from models.search.embedder import Embedder, embedder_for
 from models.search.meili import MeilisearchEngine
-from models.settings import Settings, get_settings
+from models.services import Service
+from models.settings import Settings
 from models.tables import Channel, Video
 
 __all__ = [
@@ -91,14 +92,29 @@ def redis_write_lock() -> AbstractContextManager[object]:
     return lock
 
 
-def get_embedder() -> Embedder:
-    """The process's embedder as SEARCH_EMBEDDER says (loaded on first use)."""
-    settings = get_settings()
+def build_embedder(settings: Settings) -> Embedder:
+    """The embedder SEARCH_EMBEDDER names (loaded on first use, one a process)."""
     return embedder_for(settings.search_embedder, settings.search_embedder_path)
 
 
 def build_engine(settings: Settings) -> SearchEngine:
-    embedder = embedder_for(settings.search_embedder, settings.search_embedder_path)
+    """The engine SEARCH_BACKEND names, one a configuration: settings that differ only
+    elsewhere share it, and so its connections and memory maps."""
+    key = (
+        settings.search_backend,
+        settings.search_host,
+        settings.search_path,
+        settings.search_time_budget_ms,
+        settings.search_embedder,
+        settings.search_embedder_path,
+    )
+    if key not in _cache:
+        _cache[key] = _new_engine(settings)
+    return _cache[key]
+
+
+def _new_engine(settings: Settings) -> SearchEngine:
+    embedder = get_embedder()
     if settings.search_backend == "meilisearch":
         return MeilisearchEngine(
             settings.search_host or "",
@@ -113,19 +129,19 @@ def build_engine(settings: Settings) -> SearchEngine:
     )
 
 
+# Built by the composition root from the settings in use (models/services.py).
+engine_service: Service[SearchEngine] = Service("the search engine")
+embedder_service: Service[Embedder] = Service("the embedder")
+
+
+def get_embedder() -> Embedder:
+    """The process's embedder, as the composition root builds it (SEARCH_EMBEDDER)."""
+    return embedder_service()
+
+
 def get_engine() -> SearchEngine:
-    settings = get_settings()
-    key = (
-        settings.search_backend,
-        settings.search_host,
-        settings.search_path,
-        settings.search_time_budget_ms,
-        settings.search_embedder,
-        settings.search_embedder_path,
-    )
-    if key not in _cache:
-        _cache[key] = build_engine(settings)
-    return _cache[key]
+    """The process's search engine, as the composition root builds it (SEARCH_BACKEND)."""
+    return engine_service()
 
 
 class _VideoFields(TypedDict):
@@ -163,7 +179,7 @@ def video_documents(
         "thumbnail_url": video.thumbnail_url,
         "view_count": video.view_count,
         "subscriber_count": channel.subscriber_count,
-        "duration_seconds": getattr(video, "duration_seconds", None),
+        "duration_seconds": video.duration_seconds,
         "subtitle_type": subtitles[0] if subtitles else None,
         "subtitle_language": language_code(subtitles[1]) if subtitles else None,
     }

@@ -17,13 +17,13 @@ from PIL import Image, ImageStat
 from models import ingest
 from models.ads.delivery import clear_process_cache
 from models.ads.reports import advertiser_reservations
-from models.demo import ADVERTISER_EMAIL, load_demo
 from models.platform.fixture import FixturePlatform
 from models.settings import get_settings
 from models.tables import User, Video
 from tests.browser.test_purchase_form import sign_in
 from tests.fixtures import settled_click
 from web import create_app
+from web.devtools.demo import ADVERTISER_EMAIL, load_demo
 from web.urls import AD_PAGES
 
 

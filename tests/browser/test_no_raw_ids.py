@@ -14,7 +14,6 @@ import pytest
 from models.ads import SLOT_IDS
 from models.ads.reservations import stop
 from models.credits import unlock_video
-from models.demo import ADMIN_EMAIL, ADVERTISER_EMAIL
 from models.settings import get_settings, load_settings
 from models.tables import AdReservation
 from tests.browser.test_first_run import sample  # noqa: F401  (the sample data, loaded)
@@ -22,6 +21,7 @@ from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
 from tests.fixtures import keep_screenshots_at
 from web import create_app
+from web.devtools.demo import ADMIN_EMAIL, ADVERTISER_EMAIL
 from web.urls import AD_PAGES
 
 WIDTHS = (375, 1280)

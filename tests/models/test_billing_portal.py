@@ -19,7 +19,6 @@ from models.billing import (
     subscription_summary,
 )
 from models.payments import PaymentNotFound, PaymentRejected, get_provider
-from models.payments.local_engine import LocalSubscription
 from models.payments.stripe_engine import StripeProvider
 from models.plans import plan_of
 from models.tables import Subscription, User
@@ -27,6 +26,7 @@ from tests.concurrency import at_once
 from tests.factories import make_user
 from tests.fakes.http import serve
 from tests.models.test_subscription_events import balance, spend, subscribe
+from web.devtools.local_payments.tables import LocalSubscription
 
 BASE = "http://127.0.0.1:8000"
 

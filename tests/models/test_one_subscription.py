@@ -16,12 +16,12 @@ from models.billing import (
     start_subscription_checkout,
 )
 from models.payments import PaymentRejected, get_provider
-from models.payments.local_engine import LocalCheckoutSession, LocalSubscription
 from models.referrals import claim_referral
 from models.tables import DuplicateSubscription, OutboxMessage, Subscription, User
 from tests.concurrency import at_once
 from tests.factories import make_user
 from tests.models.test_subscription_events import subscribe as paid_subscription
+from web.devtools.local_payments.tables import LocalCheckoutSession, LocalSubscription
 
 BASE = "http://127.0.0.1:8000"
 

@@ -9,14 +9,6 @@ from peewee import IntegrityError
 
 from models.db import db
 from models.migrations import dialect
-from models.payments.local_engine import (
-    LocalCheckoutSession,
-    LocalCustomer,
-    LocalPaymentIntent,
-    LocalPortalSession,
-    LocalPrice,
-    LocalSubscription,
-)
 from models.tables import (
     ALL_MODELS,
     AdClickLog,
@@ -26,6 +18,14 @@ from models.tables import (
     User,
 )
 from tests.factories import make_channel, make_reservation, make_user
+from web.devtools.local_payments.tables import (
+    LocalCheckoutSession,
+    LocalCustomer,
+    LocalPaymentIntent,
+    LocalPortalSession,
+    LocalPrice,
+    LocalSubscription,
+)
 
 SPEC_UNIQUE = {
     "uq_search_histories_condition": (

@@ -5,6 +5,7 @@ daily verification."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import replace
 
 import pytest
@@ -43,13 +44,18 @@ class Counting:
 def use_embedder(monkeypatch):
     """Make `embedder` the process's embedder (the engine's too) for the test."""
 
-    def use(embedder):
-        monkeypatch.setattr(models.search, "embedder_for", lambda name, path=None: embedder)
-        models.search._cache.clear()
-        return embedder
+    with ExitStack() as swapped:
 
-    yield use
+        def use(embedder):
+            swapped.enter_context(models.search.embedder_service.swap(embedder))
+            # the engine takes the process's embedder when it is built: build it again
+            models.search._cache.clear()
+            models.search.engine_service.forget()
+            return embedder
+
+        yield use
     models.search._cache.clear()
+    models.search.engine_service.forget()
 
 
 @pytest.fixture

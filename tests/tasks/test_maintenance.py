@@ -9,14 +9,14 @@ from datetime import timedelta
 from models.clock import iso, utcnow
 from models.idempotency import claim
 from models.payments import LineItem, get_provider
-from models.payments.local_engine import LocalCheckoutSession
 from models.tables import IdempotencyKey, Session, Verification
 from models.users import open_session
 from models.verifications import VerificationStore
 from tasks.maintenance import purge_expired_sessions
-from tasks.payments import expire_local_checkouts
 from tests.factories import make_user
 from tests.fixtures import take_messages
+from web.devtools.local_payments.actors import expire_local_checkouts
+from web.devtools.local_payments.tables import LocalCheckoutSession
 
 
 def test_purge_removes_expired_sessions_old_sign_in_state_and_day_old_idempotency_keys(

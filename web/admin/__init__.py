@@ -3,6 +3,7 @@ answers (the same response models), as pages."""
 
 from __future__ import annotations
 
+from dramatiq.brokers.redis import RedisBroker
 from flask import Blueprint, Flask, render_template
 
 from models import index_check
@@ -25,11 +26,12 @@ bp.before_request(require_admin_page)
 def index() -> str:
     broker = get_broker()  # set up by create_app, with every actor and queue
 
-    queues = deadletters.status(broker) if hasattr(broker, "client") else []
+    queues = deadletters.status(broker) if isinstance(broker, RedisBroker) else []
     check = index_check.last_check()
     duplicates = duplicate_subscriptions_for_operator()
     members = sorted({d.reference_id for d in duplicates})
-    emails = dict(User.select(User.id, User.email).where(User.id.in_(members)).tuples())
+    found = User.select(User.id, User.email).where(User.id.in_(members))
+    emails = {user.id: user.email for user in found}
     return render_template(
         "admin/index.html",
         queues=queues,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask import jsonify, request
-from flask_login import current_user
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import slot_names
@@ -12,11 +11,12 @@ from models.ads.inventory import availability, fetch_ad_price
 from models.ads.profiles import create_profile, list_profiles, update_profile
 from models.ads.reservations import reserve
 from models.errors import NotFound, ValidationError
-from web.api import accepts_any_body, bp
+from web.api.blueprint import accepts_any_body, bp
 from web.api.operation import MEMBER, MULTIPART, operation
 from web.api.schemas import ads
 from web.api.schemas.common import api_field_names
 from web.urls import AD_PAGES
+from web.visitor import member
 
 
 @bp.get("/ads/slots")
@@ -28,7 +28,7 @@ def ad_slots() -> HttpResponse:
 @bp.get("/ads/profiles")
 @operation("Own advertiser profiles", auth=MEMBER, responses={200: ads.Profiles})
 def ad_profiles() -> HttpResponse:
-    profiles = [ads.Profile.of(p) for p in list_profiles(current_user.id)]
+    profiles = [ads.Profile.of(p) for p in list_profiles(member().id)]
     return jsonify(ads.Profiles(profiles=profiles).as_json())
 
 
@@ -38,7 +38,7 @@ def ad_profiles() -> HttpResponse:
 )
 def create_ad_profile(body: ads.ProfileBody) -> tuple[HttpResponse, int]:
     with api_field_names():
-        created = create_profile(current_user.id, body.fields())
+        created = create_profile(member().id, body.fields())
     return jsonify(ads.Profile.of(created).as_json()), 201
 
 
@@ -52,7 +52,7 @@ def create_ad_profile(body: ads.ProfileBody) -> tuple[HttpResponse, int]:
 )
 def edit_ad_profile(path: ads.ProfilePath, body: ads.ProfilePatch) -> HttpResponse:
     with api_field_names():
-        changed = update_profile(current_user.id, path.profile_id, body.changes())
+        changed = update_profile(member().id, path.profile_id, body.changes())
     return jsonify(ads.Profile.of(changed).as_json())
 
 
@@ -68,7 +68,7 @@ def upload_ad_image() -> tuple[HttpResponse, int]:
     upload = request.files.get("file")
     if upload is None:
         raise ValidationError(fields={"file": "send the image as the multipart part 'file'"})
-    stored = store_ad_image(current_user.id, upload.read())
+    stored = store_ad_image(member().id, upload.read())
     return jsonify(ads.UploadedImage.of(stored).as_json()), 201
 
 
@@ -113,5 +113,5 @@ def ad_inventory(query: ads.InventoryParams) -> HttpResponse:
 )
 def create_reservation(body: ads.ReservationBody) -> tuple[HttpResponse, int]:
     with api_field_names():
-        placed = reserve(current_user.id, body.order(), AD_PAGES)
+        placed = reserve(member().id, body.order(), AD_PAGES)
     return jsonify(ads.ReservationCreated.of(placed).as_json()), 201

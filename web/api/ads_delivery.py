@@ -15,7 +15,7 @@ from models.clock import utcnow
 from models.countries import usable_country
 from models.metrics import AD_EVENTS
 from tasks.ads import record_click, record_impression
-from web.api import accepts_any_body, bp
+from web.api.blueprint import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
 from web.api.schemas import ad_delivery, ads
 from web.api.schemas.common import ErrorBody
@@ -63,7 +63,7 @@ def _beacon(reservation_id: str, token: str | None) -> measurement.Beacon:
     responses={302: None},
     redirect=True,
 )
-def ad_click(path, query):
+def ad_click(path: ads.ReservationPath, query: ad_delivery.BeaconParams) -> HttpResponse:
     """Log the click the domain makes of it (if any), then send the visitor on."""
     answer = measurement.judge_click(_beacon(path.reservation_id, query.v))
     if answer.click is not None:
@@ -85,7 +85,7 @@ def ad_click(path, query):
     # and recovery).
     responses={202: None, 204: None, 500: ErrorBody},
 )
-def ad_impression(path, query):
+def ad_impression(path: ads.ReservationPath, query: ad_delivery.BeaconParams) -> tuple[str, int]:
     """Count the impression the domain makes of the beacon: 202, or 204 when it counts
     nothing."""
     beacon = _beacon(path.reservation_id, query.v)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from flask import jsonify
-from flask_login import current_user
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import checkout, reports
-from web.api import bp
+from web.api.blueprint import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import account, ads
+from web.visitor import member
 
 
 @bp.get("/ads/reservations")
@@ -19,7 +19,7 @@ from web.api.schemas import account, ads
     responses={200: ads.OwnReservations},
 )
 def own_reservations() -> HttpResponse:
-    own = [ads.OwnReservation.of(r) for r in reports.advertiser_reservations(current_user.id)]
+    own = [ads.OwnReservation.of(r) for r in reports.advertiser_reservations(member().id)]
     return jsonify(ads.OwnReservations(reservations=own).as_json())
 
 
@@ -31,7 +31,7 @@ def own_reservations() -> HttpResponse:
     responses={200: ads.OwnReservationDetail},
 )
 def own_reservation(path: ads.ReservationPath) -> HttpResponse:
-    detail = reports.advertiser_reservation(current_user.id, path.reservation_id)
+    detail = reports.advertiser_reservation(member().id, path.reservation_id)
     return jsonify(ads.OwnReservationDetail.of(detail).as_json())
 
 
@@ -44,4 +44,4 @@ def own_reservation(path: ads.ReservationPath) -> HttpResponse:
 )
 def resume_checkout(path: ads.ReservationPath) -> HttpResponse:
     """Back to the unpaid reservation's checkout while its hold lasts."""
-    return jsonify(checkoutUrl=checkout.resume_checkout(current_user.id, path.reservation_id))
+    return jsonify(checkoutUrl=checkout.resume_checkout(member().id, path.reservation_id))

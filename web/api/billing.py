@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from flask import jsonify
-from flask_login import current_user
+from flask import Response, jsonify
 
 from models.billing import open_billing_portal
 from models.settings import get_settings
-from web.api import bp
+from web.api.blueprint import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import billing
+from web.visitor import member
 
 
 @bp.post("/billing/portal")
@@ -22,6 +22,6 @@ from web.api.schemas import billing
     # 409 no_subscription: nothing to manage yet (subscribe with /billing/checkout).
     errors=(409, 502, 503),
 )
-def billing_portal(body):
-    url = open_billing_portal(current_user.id, get_settings().public_base_url)
+def billing_portal(body: billing.PortalRequest) -> Response:
+    url = open_billing_portal(member().id, get_settings().public_base_url)
     return jsonify(billing.PortalUrl(portal_url=url).as_json())

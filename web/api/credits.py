@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from flask import jsonify
-from flask_login import current_user
+from flask import Response, jsonify
 
 from models.billing import start_subscription_checkout
 from models.credits import unlock_video
 from models.referrals import claim_referral, referral_summary
 from models.settings import get_settings
-from web.api import bp
+from web.api.blueprint import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import account
+from web.visitor import member
 
 
 @bp.post("/videos/<video_id>/unlock")
@@ -23,8 +23,8 @@ from web.api.schemas import account
     errors=(402, 409),
     idempotent=True,
 )
-def unlock(path):
-    unlocked = unlock_video(current_user.id, path.video_id)
+def unlock(path: account.VideoPath) -> Response:
+    unlocked = unlock_video(member().id, path.video_id)
     return jsonify(
         videoId=unlocked.video_id,
         credits=unlocked.credits,
@@ -42,15 +42,15 @@ def unlock(path):
     responses={200: account.CheckoutUrl},
     errors=(409, 502, 503),
 )
-def billing_checkout(body):
-    url = start_subscription_checkout(current_user.id, body.plan, get_settings().public_base_url)
+def billing_checkout(body: account.PlanCheckout) -> Response:
+    url = start_subscription_checkout(member().id, body.plan, get_settings().public_base_url)
     return jsonify(checkoutUrl=url)
 
 
 @bp.get("/referrals")
 @operation("Own referral code and count", auth=MEMBER, responses={200: account.ReferralSummary})
-def referrals():
-    return jsonify(account.ReferralSummary.of(referral_summary(current_user)).as_json())
+def referrals() -> Response:
+    return jsonify(account.ReferralSummary.of(referral_summary(member())).as_json())
 
 
 @bp.post("/referrals/claim")
@@ -61,5 +61,5 @@ def referrals():
     responses={200: account.ReferralClaimed},
     errors=(404, 409),
 )
-def claim(body):
-    return jsonify(referredBy=claim_referral(current_user.id, body.code))
+def claim(body: account.ReferralClaim) -> Response:
+    return jsonify(referredBy=claim_referral(member().id, body.code))

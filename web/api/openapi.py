@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
-from flask import current_app, jsonify, render_template
+from flask import Flask, Response, current_app, jsonify, render_template
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from models.payments import webhooks
 from models.search import DEFAULT_SEMANTIC_RATIO
-from web.api import bp
+from web.api.blueprint import bp
 from web.api.operation import (
     ADMIN,
     JSON,
@@ -19,6 +22,8 @@ from web.api.operation import (
     MULTIPART,
     NO_BODY,
     SIGNED,
+    Operation,
+    declaration,
     operation,
 )
 from web.api.schemas.common import ErrorBody
@@ -70,25 +75,25 @@ TAGS = [
 ]
 
 
-def _operations(app):
+def _operations(app: Flask) -> Iterator[tuple[str, str, str, Operation | None]]:
     """(OpenAPI path, method, endpoint, declaration) of every /api route."""
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         if not rule.rule.startswith("/api/"):
             continue
         view = app.view_functions[rule.endpoint]
         path = _VARIABLE.sub(r"{\1}", rule.rule)
-        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-            yield path, method.lower(), rule.endpoint, getattr(view, "operation", None)
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            yield path, method.lower(), rule.endpoint, declaration(view)
 
 
-def undeclared(app) -> list[str]:
+def undeclared(app: Flask) -> list[str]:
     """Routes under /api without a declaration (a test keeps this empty)."""
     return [f"{m.upper()} {p}" for p, m, _e, spec in _operations(app) if spec is None]
 
 
-def build_document(app) -> dict:
+def build_document(app: Flask) -> dict[str, Any]:
     specs = [(p, m, e, s) for p, m, e, s in _operations(app) if s is not None]
-    models = {ErrorBody}
+    models: set[type[BaseModel]] = {ErrorBody}
     for *_rest, spec in specs:
         models.update(
             model for model in (spec.body, *spec.responses.values()) if isinstance(model, type)
@@ -97,7 +102,7 @@ def build_document(app) -> dict:
         [(model, "validation") for model in sorted(models, key=lambda m: m.__name__)],
         ref_template=REF,
     )
-    paths: dict[str, dict] = {}
+    paths: dict[str, dict[str, dict[str, Any]]] = {}
     for path, method, endpoint, spec in specs:
         paths.setdefault(path, {})[method] = _operation(path, method, endpoint, spec)
     return {
@@ -139,8 +144,8 @@ def build_document(app) -> dict:
     }
 
 
-def _operation(path: str, method: str, endpoint: str, spec) -> dict:
-    doc: dict = {
+def _operation(path: str, method: str, endpoint: str, spec: Operation) -> dict[str, Any]:
+    doc: dict[str, Any] = {
         "operationId": endpoint.rsplit(".", 1)[-1],
         "summary": spec.summary,
         "tags": list(spec.tags) or [_tag(path)],
@@ -167,8 +172,8 @@ def _tag(path: str) -> str:
     return "admin" if parts[2] == "admin" else parts[2]
 
 
-def _parameters(spec) -> list[dict]:
-    parameters = []
+def _parameters(spec: Operation) -> list[dict[str, Any]]:
+    parameters: list[dict[str, Any]] = []
     for where, model in (("path", spec.path), ("query", spec.query)):
         if model is None:
             continue
@@ -209,11 +214,11 @@ def _parameters(spec) -> list[dict]:
     return parameters
 
 
-def _request_body(spec) -> dict | None:
+def _request_body(spec: Operation) -> dict[str, Any] | None:
     if spec.body_kind == NO_BODY:
         return None
     if spec.body_kind == MULTIPART:
-        schema = {
+        schema: dict[str, Any] = {
             "type": "object",
             "required": ["file"],
             "properties": {"file": {"type": "string", "contentMediaType": "image/*"}},
@@ -226,10 +231,10 @@ def _request_body(spec) -> dict | None:
     return {"required": required, "content": {"application/json": {"schema": ref}}}
 
 
-def _responses(method: str, spec) -> dict:
-    responses = {}
+def _responses(method: str, spec: Operation) -> dict[str, dict[str, Any]]:
+    responses: dict[str, dict[str, Any]] = {}
     for status, model in spec.responses.items():
-        answer = {"description": DESCRIPTIONS.get(status, "")}
+        answer: dict[str, Any] = {"description": DESCRIPTIONS.get(status, "")}
         if isinstance(model, str):  # a media type whose body is not ours to describe
             free = {"type": "object"} if model.endswith("json") else {"type": "string"}
             answer["content"] = {model: {"schema": free}}
@@ -249,20 +254,21 @@ def _responses(method: str, spec) -> dict:
     return responses
 
 
-def document(app) -> dict:
+def document(app: Flask) -> dict[str, Any]:
     """Built once per app: the routes do not change while it runs."""
     if "subsearch_openapi" not in app.extensions:
         app.extensions["subsearch_openapi"] = build_document(app)
-    return app.extensions["subsearch_openapi"]
+    built: dict[str, Any] = app.extensions["subsearch_openapi"]
+    return built
 
 
 @bp.get("/openapi.json")
 @operation("This document (OpenAPI 3.1)", responses={200: "application/json"})
-def openapi_document():
-    return jsonify(document(current_app._get_current_object()))
+def openapi_document() -> Response:
+    return jsonify(document(current_app))
 
 
 @bp.get("/docs")
 @operation("A readable view of this document", responses={200: "text/html"})
-def api_docs():
+def api_docs() -> str:
     return render_template("api_docs.html")

@@ -5,24 +5,27 @@ tests checks every answer against the declared model.
 
     @bp.post("/videos/<video_id>/unlock")
     @operation(auth=MEMBER, path=VideoPath, responses={200: Unlocked}, errors=(409,))
-    def unlock(path): ...
+    def unlock(path: VideoPath) -> Response: ...
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict, TypeVar, Unpack
 
-from flask import current_app, make_response, request
-from flask_login import current_user
+from flask import Response, current_app, make_response, request
+from flask.typing import ResponseReturnValue
 from pydantic import BaseModel
 from pydantic import ValidationError as SchemaError
+from pydantic_core import ErrorDetails
 
 from models.errors import DomainError, Forbidden, NotFound, ValidationError
 from web.api.schemas.common import ErrorBody
 from web.idempotency import once
+from web.visitor import Unauthenticated, viewer
 
 PUBLIC, MEMBER, ADMIN = "public", "member", "admin"
 JSON, MULTIPART, SIGNED, NO_BODY = "json", "multipart", "signed", "none"
@@ -34,12 +37,6 @@ MAX_JSON_BYTES = 64 * 1024
 # answers its own 414 before the app, and above every query the document allows in
 # practice (a 200-character Japanese q is 1,800 bytes encoded).
 MAX_QUERY_BYTES = 3072
-
-
-class Unauthenticated(DomainError):
-    code = "unauthenticated"
-    status = 401
-    message = "Sign in to continue."
 
 
 class PayloadTooLarge(DomainError):
@@ -95,14 +92,53 @@ class Operation:
         return sorted(statuses)
 
 
-def operation(summary: str = "", **declared) -> Callable:
-    def decorate(view):
+class Declaration(TypedDict, total=False):
+    """What `operation(...)` takes besides the summary: Operation's other fields."""
+
+    auth: str
+    path: type[BaseModel] | None
+    query: type[BaseModel] | None
+    body: type[BaseModel] | None
+    body_kind: str
+    body_required: bool
+    responses: dict[int, type[BaseModel] | str | None]
+    errors: tuple[int, ...]
+    redirect: bool
+    tags: tuple[str, ...]
+    idempotent: bool
+
+
+View = Callable[..., ResponseReturnValue]
+
+
+class DeclaredView:
+    """A view with its declaration as `operation`, where the document, the answer check
+    and the rate limits read it. Flask routes it as the function it wraps: its name, and
+    so its endpoint, are that function's."""
+
+    def __init__(self, view: View, spec: Operation) -> None:
+        functools.update_wrapper(self, view)
+        self.view = view
+        self.operation = spec
+
+    def __call__(self, **path_values: object) -> ResponseReturnValue:
+        return self.view(**path_values)
+
+
+def declaration(view: object) -> Operation | None:
+    """The declaration of a routed view, None for a view without one."""
+    spec = getattr(view, "operation", None)
+    return spec if isinstance(spec, Operation) else None
+
+
+def operation(summary: str = "", **declared: Unpack[Declaration]) -> Callable[[View], DeclaredView]:
+    def decorate(view: View) -> DeclaredView:
         spec = Operation(summary=summary or _first_line(view.__doc__), **declared)
 
         @functools.wraps(view)
-        def run(**path_values):
+        def run(**path_values: object) -> ResponseReturnValue:
             _check_auth(spec.auth)
-            kwargs = {}
+            kwargs: dict[str, BaseModel] = {}
             if spec.path is not None:
                 kwargs["path"] = parse_path(spec.path, path_values)
             if spec.query is not None:
@@ -115,8 +151,7 @@ def operation(summary: str = "", **declared) -> Callable:
                 return once(_request_identity(), lambda: make_response(view(**kwargs)))
             return view(**kwargs)
 
-        run.operation = spec
-        return run
+        return DeclaredView(run, spec)
 
     return decorate
 
@@ -135,13 +170,17 @@ def _first_line(doc: str | None) -> str:
 def _check_auth(auth: str) -> None:
     if auth == PUBLIC:
         return
-    if not current_user.is_authenticated:
+    user = viewer()
+    if user is None:
         raise Unauthenticated()
-    if auth == ADMIN and not current_user.is_admin:
+    if auth == ADMIN and not user.is_admin:
         raise Forbidden("Administrators only.")
 
 
-def parse_path(model: type[BaseModel], values: dict):
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def parse_path(model: type[Model], values: Mapping[str, object]) -> Model:
     """A path variable of the wrong shape names nothing: 404, before any query."""
     try:
         return model.model_validate(values)
@@ -149,7 +188,7 @@ def parse_path(model: type[BaseModel], values: dict):
         raise NotFound() from None
 
 
-def parse_query(model: type[BaseModel], *, known_only: bool = False):
+def parse_query(model: type[Model], *, known_only: bool = False) -> Model:
     """Each query parameter through the model, as the document states it: an empty
     value is a value, a parameter given twice or not named by the model is refused.
 
@@ -174,12 +213,12 @@ def parse_query(model: type[BaseModel], *, known_only: bool = False):
         raise _validation_error(error, "query") from None
 
 
-def _unknown_parameters(args) -> ValidationError:
+def _unknown_parameters(args: Iterable[str]) -> ValidationError:
     """A call without a query model names no parameter: any one sent is refused."""
     return ValidationError(fields={key: "not a field of this request" for key in args})
 
 
-def json_body(model: type[BaseModel], *, required: bool = True):
+def json_body(model: type[Model], *, required: bool = True) -> Model:
     """The request's JSON body through `model`: size, depth, Unicode and shape checked
     by pydantic's own parser (which refuses lone surrogates and deep nesting)."""
     if (request.content_length or 0) > MAX_JSON_BYTES:
@@ -197,7 +236,7 @@ def json_body(model: type[BaseModel], *, required: bool = True):
         raise _validation_error(error, "body") from None
 
 
-def _words(problem: dict) -> str:
+def _words(problem: ErrorDetails) -> str:
     """A problem in the words of the contract's existing answers."""
     kind, context = problem["type"], problem.get("ctx") or {}
     if kind in ("missing", "string_type") or (
@@ -225,13 +264,13 @@ def _validation_error(error: SchemaError, part: str) -> ValidationError:
     return ValidationError(fields=fields)
 
 
-def check_response(response):
+def check_response(response: Response) -> Response:
     """after_request (development and tests): the answer matches its declaration."""
-    view = current_app.view_functions.get(request.endpoint or "")
-    spec = getattr(view, "operation", None)
+    spec = declaration(current_app.view_functions.get(request.endpoint or ""))
     if spec is None or response.direct_passthrough or request.method in ("HEAD", "OPTIONS"):
         return response
     status = response.status_code
+    model: type[BaseModel] | str | None
     if status in spec.responses:
         model = spec.responses[status]
     elif status >= 400 and status in [*spec.error_statuses(request.method), 405]:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from flask import jsonify
-from flask_login import current_user
+from flask import Response, jsonify
 
 from models import library
 from models.credits import has_access
 from models.errors import DomainError, NotFound
 from models.subtitles import video_transcript
 from models.tables import Channel, Video
-from web.api import bp
+from web.api.blueprint import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import catalog
 from web.api.schemas.account import VideoPath
+from web.visitor import member, viewer_id
 
 
 class Locked(DomainError):
@@ -29,10 +29,11 @@ class Locked(DomainError):
     responses={200: catalog.SearchAnswer},
     errors=(503,),
 )
-def search(query):
+def search(query: catalog.SearchParams) -> Response:
     """Hits one by one, or with `groupBy=video` videos with their best moments."""
     asked = query.search_query()
-    user_id = current_user.id if current_user.is_authenticated else None
+    user_id = viewer_id()
+    answer: catalog.VideoSearchResults | catalog.SearchResults
     if query.group_by == "video":
         answer = catalog.VideoSearchResults.of(asked, library.search_videos(user_id, asked))
     else:
@@ -42,8 +43,8 @@ def search(query):
 
 @bp.get("/search/history")
 @operation("Own search history, newest first", auth=MEMBER, responses={200: catalog.History})
-def search_history():
-    return jsonify(catalog.History.of(library.history(current_user.id)).as_json())
+def search_history() -> Response:
+    return jsonify(catalog.History.of(library.history(member().id)).as_json())
 
 
 @bp.delete("/search/history/<int:entry_id>")
@@ -53,22 +54,22 @@ def search_history():
     path=catalog.HistoryEntryPath,
     responses={204: None},
 )
-def delete_search_history_entry(path):
-    library.delete_history_entry(current_user.id, path.entry_id)
+def delete_search_history_entry(path: catalog.HistoryEntryPath) -> tuple[str, int]:
+    library.delete_history_entry(member().id, path.entry_id)
     return "", 204
 
 
 @bp.delete("/search/history")
 @operation("Clear own search history", auth=MEMBER, responses={204: None})
-def clear_search_history():
-    library.clear_history(current_user.id)
+def clear_search_history() -> tuple[str, int]:
+    library.clear_history(member().id)
     return "", 204
 
 
 @bp.get("/favorites")
 @operation("Own favorite channels", auth=MEMBER, responses={200: catalog.Favorites})
-def favorites():
-    return jsonify(catalog.Favorites.of(library.favorites(current_user.id)).as_json())
+def favorites() -> Response:
+    return jsonify(catalog.Favorites.of(library.favorites(member().id)).as_json())
 
 
 @bp.put("/favorites/<channel_id>")
@@ -78,8 +79,8 @@ def favorites():
     path=catalog.ChannelPath,
     responses={204: None},
 )
-def add_favorite(path):
-    library.add_favorite(current_user.id, path.channel_id)
+def add_favorite(path: catalog.ChannelPath) -> tuple[str, int]:
+    library.add_favorite(member().id, path.channel_id)
     return "", 204
 
 
@@ -90,8 +91,8 @@ def add_favorite(path):
     path=catalog.ChannelPath,
     responses={204: None},
 )
-def remove_favorite(path):
-    library.remove_favorite(current_user.id, path.channel_id)
+def remove_favorite(path: catalog.ChannelPath) -> tuple[str, int]:
+    library.remove_favorite(member().id, path.channel_id)
     return "", 204
 
 
@@ -99,7 +100,7 @@ def remove_favorite(path):
 @operation(
     "A channel's public metadata", path=catalog.ChannelPath, responses={200: catalog.Channel}
 )
-def channel(path):
+def channel(path: catalog.ChannelPath) -> Response:
     found = Channel.get_or_none(Channel.id == path.channel_id)
     if found is None:
         raise NotFound("No channel has this id.")
@@ -108,7 +109,7 @@ def channel(path):
 
 @bp.get("/videos/<video_id>")
 @operation("A video's public metadata", path=VideoPath, responses={200: catalog.Video})
-def video(path):
+def video(path: VideoPath) -> Response:
     found = Video.get_or_none(Video.id == path.video_id)
     if found is None:
         raise NotFound("No video has this id.")
@@ -123,11 +124,11 @@ def video(path):
     responses={200: catalog.Subtitles},
     errors=(403, 503),
 )
-def subtitles(path):
+def subtitles(path: VideoPath) -> Response:
     video_id = path.video_id
     if not Video.select().where(Video.id == video_id).exists():
         raise NotFound("No video has this id.")
-    if not has_access(current_user, video_id):
+    if not has_access(member(), video_id):
         raise Locked()
     segments = video_transcript(video_id)
     return jsonify(catalog.Subtitles.of(video_id, segments).as_json())

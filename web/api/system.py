@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import redis
-from flask import jsonify
+from flask import Response, jsonify
 from peewee import PeeweeException
 
 from models import redis_client
 from models.db import db
-from web.api import bp
+from web.api.blueprint import bp
 from web.api.operation import operation
 from web.api.schemas import system
 
 
 @bp.get("/ping")
 @operation(responses={200: system.Ping})
-def ping():
+def ping() -> Response:
     """Liveness: answers without touching the database or the queue."""
     return jsonify(ok=True)
 
@@ -25,8 +25,8 @@ def ping():
     "Whether the database and the queue answer",
     responses={200: system.Health, 503: system.Health},
 )
-def health():
-    checks = {}
+def health() -> tuple[Response, int]:
+    checks: dict[str, str] = {}
     try:
         db.execute_sql("SELECT 1")
         checks["database"] = "ok"

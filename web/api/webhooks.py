@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 
-from flask import jsonify, request
+from flask import Response, jsonify, request
 
 from models import billing, outbox
 from models.ads.checkout_events import apply_checkout_event
 from models.metrics import HOLD_RELEASES, WEBHOOK_EVENTS
 from models.payments import WebhookEvent, WebhookSignatureInvalid, get_provider, webhooks
-from web.api import accepts_any_body, bp
+from web.api.blueprint import accepts_any_body, bp
 from web.api.operation import SIGNED, operation
 from web.api.schemas.common import ErrorBody
 from web.api.schemas.system import ProviderEvent, Received
@@ -41,7 +41,7 @@ def _verified_event() -> WebhookEvent:
     responses={200: Received, 500: ErrorBody},
     tags=("webhooks",),
 )
-def ad_checkout_webhook():
+def ad_checkout_webhook() -> Response | tuple[Response, int]:
     """200 when there is nothing (more) to do, bad signatures and unusable events
     included, so the provider stops sending (spec); 500 when a verified event could not
     be applied, so it sends it again (docs/payments.md). Outcomes are logged and
@@ -76,7 +76,7 @@ def ad_checkout_webhook():
     responses={200: Received},
     tags=("webhooks",),
 )
-def subscription_webhook():
+def subscription_webhook() -> Response | tuple[Response, int]:
     """Store the verified event (the outbox), then hand it to the worker. A queue that
     cannot take it now loses nothing: the stored event is sent again until applied."""
     try:

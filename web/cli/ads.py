@@ -9,7 +9,7 @@ import click
 from models.countries import usable_country
 from models.payments import PaymentError, PaymentProvider, ad_price_id, get_provider
 from tasks.ads import expire_ad_reservations, release_unpaid_ad_holds
-from web.cli import main, open_db
+from web.cli.group import main, open_db
 
 # Currencies of the countries we sell in; others name theirs with --currency.
 COUNTRY_CURRENCY = {"JP": "jpy"}

@@ -9,7 +9,7 @@ import click
 
 from models import backup
 from models.settings import get_settings
-from web.cli import db
+from web.cli.group import db
 
 BACKUP_FILE = click.Path(dir_okay=False, path_type=Path)
 

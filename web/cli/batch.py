@@ -8,7 +8,7 @@ import click
 
 from models import outbox
 from models.db import write_transaction
-from web.cli import main, open_db
+from web.cli.group import main, open_db
 
 
 @main.group()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import click
 
 from models.db import db as database
-from models.demo import load_demo
 from models.platform.fixture import FixturePlatform
 from models.settings import get_settings
 from tasks.channels import (
@@ -15,7 +14,8 @@ from tasks.channels import (
     refresh_due_channels,
 )
 from web import create_app
-from web.cli import main, open_db
+from web.cli.group import main, open_db
+from web.devtools.demo import load_demo
 from web.urls import AD_PAGES
 
 
@@ -39,7 +39,7 @@ def channels_refresh(channel_id: str | None, everything: bool) -> None:
     """Enqueue the 24-hour refresh of one channel, or of every due channel."""
     if bool(channel_id) == everything:
         raise click.UsageError("give a channel id or --all")
-    if everything:
+    if not channel_id:  # --all (the check above leaves one of the two)
         refresh_due_channels.send()
         click.echo("enqueued the refresh of every due channel")
     else:

@@ -19,7 +19,7 @@ from models.settings import Settings, get_settings
 from scheduler.runner import run
 from tasks.search import EMBED_QUEUE
 from web import create_app
-from web.cli import main, open_db
+from web.cli.group import main, open_db
 from web.cli.search import set_up_index
 from workers.actors import declared
 from workers.broker import (
@@ -80,10 +80,10 @@ def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
         sys.executable,
         "-m",
         "workers.command",  # Dramatiq's CLI, its main process logging in LOG_FORMAT too
-        # Dramatiq's CLI calls tasks.setup() in each worker process, then uses the
-        # broker it set (`module:callable`, in Dramatiq's own words "a callable that
-        # sets up a broker").
-        "tasks:setup",
+        # Dramatiq's CLI calls web.wiring.worker() in each worker process (its services
+        # wired, its broker set up), then uses the broker it set (`module:callable`, in
+        # Dramatiq's own words "a callable that sets up a broker").
+        "web.wiring:worker",
         "--processes",
         str(processes),
         "--threads",

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import click
-import dramatiq
+from dramatiq.brokers.redis import RedisBroker
 
 from models import outbox
-from web.cli import main, open_db
+from web.cli.group import main, open_db
 from workers import deadletters
 from workers.broker import get_broker
 
 
-def _broker() -> dramatiq.Broker:
+def _broker() -> RedisBroker:
     broker = get_broker()
-    if not hasattr(broker, "client"):
+    if not isinstance(broker, RedisBroker):
         raise click.ClickException("the queue is not Redis (QUEUE_BROKER=stub)")
     return broker
 
@@ -27,10 +27,19 @@ def queue() -> None:
 def queue_status() -> None:
     """Messages ready, delayed and dead-lettered per queue, each dead letter, and what
     waits in the database outbox."""
-    broker = _broker()
-    rows = deadletters.status(broker)
+    broker = get_broker()
+    if isinstance(broker, RedisBroker):
+        _show_queues(broker)
+    else:
+        click.echo("the queue is not Redis (QUEUE_BROKER=stub): no queues to show")
     open_db()
     waiting = outbox.waiting()
+    oldest = "-" if waiting.oldest_seconds is None else f"{waiting.oldest_seconds:.0f}s"
+    click.echo(f"outbox: {waiting.count} waiting to be processed, oldest {oldest}")
+
+
+def _show_queues(broker: RedisBroker) -> None:
+    rows = deadletters.status(broker)
     click.echo(f"{'queue':<20} {'ready':>7} {'delayed':>8} {'dead':>6}")
     for row in rows:
         click.echo(f"{row.queue:<20} {row.ready:>7} {row.delayed:>8} {row.dead:>6}")
@@ -40,8 +49,6 @@ def queue_status() -> None:
                 f"dead {row.queue} {message.message_id} {message.actor_name}"
                 f" args={list(message.args)} kwargs={message.kwargs}"
             )
-    oldest = "-" if waiting.oldest_seconds is None else f"{waiting.oldest_seconds:.0f}s"
-    click.echo(f"outbox: {waiting.count} waiting to be processed, oldest {oldest}")
 
 
 @queue.command("requeue")

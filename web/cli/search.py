@@ -14,7 +14,7 @@ from models.ingest import refetch_all, videos_to_reindex
 from models.search import SearchError, get_engine
 from tasks.channels import fetch_video_subtitles
 from tasks.search import embed_later, index_videos
-from web.cli import main, open_db
+from web.cli.group import main, open_db
 
 
 @main.group()

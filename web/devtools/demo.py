@@ -28,9 +28,9 @@ from models.ads.profiles import ProfileFields
 from models.ads.reservations import AdPages, Order, SlotFull, approve, reserve
 from models.clock import iso, utcnow
 from models.payments import get_provider
-from models.payments.local_engine import LocalProvider
 from models.tables import AdCheckout, AdImpressionDaily, AdReservation, User
 from models.users import dev_sign_in, promote
+from web.devtools.local_payments.engine import LocalProvider
 
 ADVERTISER_EMAIL = "demo-advertiser@example.jp"
 ADMIN_EMAIL = "demo-admin@example.jp"

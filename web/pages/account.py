@@ -4,15 +4,16 @@ favourites and the reader's time zone."""
 from __future__ import annotations
 
 from flask import render_template, request
-from flask_login import current_user, login_required
 
 from models import library
 from models.billing import subscription_summary
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
+from web.auth import login_required
 from web.i18n import locale_code
 from web.pages.blueprint import bp
 from web.urls import history_search_url, public_url
+from web.visitor import member
 from web.zone_choices import zone_choices
 
 # The one link to a history entry's search, for every template (the account page).
@@ -26,22 +27,23 @@ def account() -> str:
     reads as being confirmed until the provider's webhook has made it the member's plan;
     the page's script follows /api/me until then (docs/accounts.md, Coming back from a
     plan checkout)."""
-    plan = plan_of(current_user.id)
+    user = member()
+    plan = plan_of(user.id)
     returned_for = request.args.get("subscribed")
     if returned_for not in PLAN_LIMITS or returned_for == "free":
         returned_for = None
     return render_template(
         "account.html",
-        user=current_user,
+        user=user,
         plan=plan,
         plan_limit=PLAN_LIMITS[plan],
         plan_limits=PLAN_LIMITS,
         confirming=returned_for if returned_for and plan == "free" else None,
         confirmed=plan if returned_for and plan != "free" else None,
-        subscription=subscription_summary(current_user.id),
-        referral_count=referral_count(current_user.id),
-        share_url=public_url("pages.account", ref=current_user.referral_code),
-        history=library.history(current_user.id)[:20],
-        favorites=library.favorites(current_user.id),
-        zone_choices=zone_choices(locale_code(), current_user.time_zone),
+        subscription=subscription_summary(user.id),
+        referral_count=referral_count(user.id),
+        share_url=public_url("pages.account", ref=user.referral_code),
+        history=library.history(user.id)[:20],
+        favorites=library.favorites(user.id),
+        zone_choices=zone_choices(locale_code(), user.time_zone),
     )

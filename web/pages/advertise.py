@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Blueprint, Flask, render_template, url_for
-from flask_babel import lazy_gettext
-from flask_login import current_user
 
 from models.ads import MAX_MONTHS, POSITIONS, SLOT_IDS
 from models.ads import images as ad_images
@@ -19,7 +17,8 @@ from models.ads.price_list import ad_price, ad_prices
 from models.countries import usable_country
 from models.payments import Price
 from models.settings import get_settings
-from web.visitor import visitor_country
+from web.translation import lazy_gettext
+from web.visitor import viewer, visitor_country
 
 bp = Blueprint("advertise", __name__)
 
@@ -41,7 +40,7 @@ SLOT_PLACES = {
 def _purchase_link() -> str:
     """Members go straight to the purchase form; visitors sign in first and come back."""
     form = url_for("pages.new_ad")
-    if current_user.is_authenticated:
+    if viewer() is not None:
         return form
     return url_for("auth.login", next=form)
 

@@ -4,12 +4,12 @@ read."""
 from __future__ import annotations
 
 from flask import g, render_template
-from flask_login import current_user
 
 from models import library
 from models.home import home
 from web.i18n import locale_code
 from web.pages.blueprint import bp
+from web.visitor import viewer
 
 
 @bp.get("/")
@@ -21,9 +21,10 @@ def index() -> str:
 def favourite_channel_ids() -> frozenset[str]:
     """The signed-in member's favourite channels, read once a request, for the favourite
     toggles (templates/_favourite.html); empty when signed out."""
-    if not current_user.is_authenticated:
+    user = viewer()
+    if user is None:
         return frozenset()
     if "favourite_channel_ids" not in g:
-        g.favourite_channel_ids = frozenset(library.favorite_channel_ids(current_user.id))
+        g.favourite_channel_ids = frozenset(library.favorite_channel_ids(user.id))
     ids: frozenset[str] = g.favourite_channel_ids
     return ids

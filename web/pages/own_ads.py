@@ -8,7 +8,6 @@ import re
 from types import SimpleNamespace
 
 from flask import abort, render_template, request, send_from_directory
-from flask_login import current_user, login_required
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import SLOT_IDS, slot_names
@@ -21,8 +20,10 @@ from models.clock import parse_iso, utcnow
 from models.settings import get_settings
 from web.api.operation import parse_path
 from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath
+from web.auth import login_required
 from web.charts import daily_lines
 from web.pages.blueprint import bp
+from web.visitor import member
 
 
 @bp.get("/ads/new")
@@ -32,12 +33,12 @@ def new_ad() -> str:
     cancelled checkout, whose hold is released before the form asks for a position."""
     cancelled = request.args.get("cancelled") or ""
     if UUID_FORM.fullmatch(cancelled):
-        release_cancelled_checkout(current_user.id, cancelled)
+        release_cancelled_checkout(member().id, cancelled)
     names = slot_names()
     return render_template(
         "ads/new.html",
         slots=[SimpleNamespace(id=s, display_name=names.get(s, s)) for s in SLOT_IDS],
-        profiles=list_profiles(current_user.id),
+        profiles=list_profiles(member().id),
         categories=BUSINESS_CATEGORIES,
         next_month=add_months(month_of(utcnow()), 1),
         cancelled=bool(request.args.get("cancelled")),
@@ -55,7 +56,7 @@ def minutes_left(expires_at: str) -> int:
 @bp.get("/ads")
 @login_required
 def own_ads() -> str:
-    own = advertiser_reservations(current_user.id)
+    own = advertiser_reservations(member().id)
     return render_template(
         "ads/list.html",
         minutes_left=minutes_left,
@@ -67,7 +68,7 @@ def own_ads() -> str:
 @login_required
 def own_ad(reservation_id: str) -> str:
     reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
-    detail = advertiser_reservation(current_user.id, reservation_id)
+    detail = advertiser_reservation(member().id, reservation_id)
     report = OwnReservationDetail.of(detail).as_json()
     notice = kept_stop_notice(reservation_id) if report["status"] == "stopped" else None
     return render_template(

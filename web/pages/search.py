@@ -13,9 +13,6 @@ from urllib.parse import urlencode
 
 from babel import Locale
 from flask import redirect, render_template, request
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext
-from flask_login import current_user
 from werkzeug.wrappers import Response as HttpResponse
 
 from models import library
@@ -32,6 +29,8 @@ from web.api.schemas.catalog import QueryRefused, SearchParams, total_pages
 from web.i18n import locale_code, number
 from web.pages.blueprint import bp
 from web.pages.served_ads import PageAds, ad_label
+from web.translation import gettext as _
+from web.translation import lazy_gettext
 from web.urls import search_url
 from web.visitor import viewer_id, visitor_country
 
@@ -92,7 +91,7 @@ def search() -> str | tuple[str, int] | HttpResponse:
         return _unreadable_search(refused)
     except ValidationError as error:
         return render_template("error.html", status=400, message=_search_refusal(error)), 400
-    user_id = current_user.id if current_user.is_authenticated else None
+    user_id = viewer_id()
     results = library.search_videos(user_id, query)
 
     def page_link(page: int) -> str:
@@ -124,7 +123,7 @@ def _unreadable_search(refused: QueryRefused) -> tuple[str, int]:
     box still holds the text, the form every other condition, and the page says what is
     wrong and where in the reader's words; nothing is searched."""
     query = refused.search
-    user_id = current_user.id if current_user.is_authenticated else None
+    user_id = viewer_id()
     page = render_template(
         "search.html",
         query=query,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from flask_babel import gettext as _
+from typing import Any
 
 from models.ads import view_tokens
 from models.ads.delivery import DirectAd, SearchPageAds, ads_enabled_for, video_page_ads
 from models.ads.months import month_of
 from models.clock import utcnow
 from web.api.schemas.ad_delivery import ServedAd
+from web.translation import gettext as _
 from web.visitor import viewer_id, visitor_country
 
 
@@ -22,20 +23,20 @@ class PageAds:
     template), all under one render id (each ad's view token differs by its
     reservation and position)."""
 
-    def __init__(self, page: SearchPageAds):
+    def __init__(self, page: SearchPageAds) -> None:
         self.page = page
         self.render = view_tokens.new_render_id()
         self.bottom = served(page.bottom, self.render) if page.bottom is not None else None
 
-    def midroll(self, firing: int) -> list[dict | None]:
+    def midroll(self, firing: int) -> list[dict[str, Any] | None]:
         return served(self.page.midroll(firing), self.render)
 
 
-def served(positions: list[DirectAd | None], render: bytes) -> list[dict | None]:
+def served(positions: list[DirectAd | None], render: bytes) -> list[dict[str, Any] | None]:
     return [ServedAd.of(ad, render).as_json() if ad else None for ad in positions]
 
 
-def video_ads() -> dict[str, list[dict | None]] | None:
+def video_ads() -> dict[str, list[dict[str, Any] | None]] | None:
     if not ads_enabled_for(viewer_id()):
         return None
     decided = video_page_ads(visitor_country(), month_of(utcnow()))

@@ -7,14 +7,12 @@ from types import SimpleNamespace
 from urllib.parse import urlencode
 
 from flask import abort, render_template, request
-from flask_babel import gettext as _
-from flask_login import current_user
 from markupsafe import Markup
 
 from models.credits import calculate_credit_cost, has_access
 from models.search.base import Segment
+from models.search.highlight import highlight
 from models.search.query import parse_query as parse_terms
-from models.search.text import highlight
 from models.subtitles import video_transcript
 from models.tables import Channel, Video
 from models.unlocks import just_unlocked
@@ -23,6 +21,8 @@ from web.api.schemas.account import VideoPath
 from web.api.schemas.catalog import watch_url
 from web.pages.blueprint import bp
 from web.pages.served_ads import ad_label, video_ads
+from web.translation import gettext as _
+from web.visitor import viewer
 
 # A moment on the platform itself, at its time (templates/_platform_link.html).
 bp.add_app_template_global(watch_url)
@@ -64,7 +64,7 @@ def video(video_id: str) -> str:
     found = Video.get_or_none(Video.id == video_id)
     if found is None or found.subtitle_status == "deleted":
         abort(404)
-    member = current_user if current_user.is_authenticated else None
+    member = viewer()
     allowed = member is not None and has_access(member, video_id)
     start = _start_param(request.args.get("t"))
     q = (request.args.get("q") or "").strip()[:200]

@@ -21,9 +21,9 @@ from models.payments import (
     WebhookEvent,
     webhooks,
 )
-from models.payments.local_engine import LocalProvider
 from models.payments.stripe_engine import StripeProvider
 from models.payments.stripe_events import parse_event
+from web.devtools.local_payments.engine import LocalProvider
 
 SECRET = "whsec_a"
 COMPLETED = "checkout.session.completed"

@@ -15,7 +15,6 @@ from models.ads.checkout import mark_paid
 from models.ads.months import add_months, month_of
 from models.ads.reservations import approve, reserve, stop
 from models.clock import iso, utcnow
-from models.payments.local_engine import LocalCheckoutSession, LocalPaymentIntent
 from models.payments.stripe_engine import StripeProvider
 from models.tables import AdCheckout, AdReservation, AdStopNotice
 from tests.factories import make_admin, make_profile, make_upload, make_user, sign_in
@@ -25,6 +24,7 @@ from tests.fakes.stripe_server import FakeStripe
 from tests.fixtures import drain
 from tests.web.api.test_payment_webhooks import AD, event, post
 from web.api.schemas.ads import ReservationBody
+from web.devtools.local_payments.tables import LocalCheckoutSession, LocalPaymentIntent
 
 NEXT = add_months(month_of(utcnow()), 1)
 

@@ -9,7 +9,6 @@ import requests
 
 from models.ads.months import add_months, month_of
 from models.clock import utcnow
-from models.payments.local_engine import LocalCheckoutSession
 from models.tables import AdReservation
 from tests.factories import (
     csrf_token,
@@ -22,6 +21,7 @@ from tests.factories import (
 )
 from tests.fakes.ad_pages import PAGES
 from tests.fixtures import drain
+from web.devtools.local_payments.tables import LocalCheckoutSession
 from web.urls import AD_PAGES
 
 NEXT = add_months(month_of(utcnow()), 1)

@@ -33,7 +33,7 @@ def exec_args(monkeypatch):
 
 def queues_of(args: list[str]) -> list[str]:
     """The queues Dramatiq's own parser reads from the command."""
-    return cli.make_argument_parser().parse_args(args[args.index("tasks:setup") :]).queues
+    return cli.make_argument_parser().parse_args(args[args.index("web.wiring:worker") :]).queues
 
 
 def test_the_worker_takes_every_queue_but_embedding(exec_args):

@@ -16,7 +16,6 @@ from models.ads.months import month_of
 from models.ads.reports import advertiser_reservations
 from models.ads.reservations import approve
 from models.clock import utcnow
-from models.demo import ADMIN_EMAIL, ADVERTISER_EMAIL, SLOTS
 from models.settings import get_settings, load_settings, use_settings
 from models.tables import (
     AdCheckout,
@@ -31,6 +30,7 @@ from models.tables import (
 from tests.factories import make_reservation
 from web import create_app
 from web.cli import main
+from web.devtools.demo import ADMIN_EMAIL, ADVERTISER_EMAIL, SLOTS
 
 TABLES = (
     User,

@@ -16,8 +16,9 @@ from models.payments import (
     SubscriptionCheckoutCompleted,
     webhooks,
 )
-from models.payments.local_engine import LocalPaymentIntent, LocalProvider
-from models.payments.local_events import AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT
+from web.devtools.local_payments.engine import LocalProvider
+from web.devtools.local_payments.events import AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT
+from web.devtools.local_payments.tables import LocalPaymentIntent
 
 
 @pytest.fixture

@@ -14,8 +14,9 @@ from models.payments import (
     LineItem,
     PaymentRejected,
 )
-from models.payments.local_engine import LocalPaymentIntent, LocalProvider
-from models.payments.local_events import AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT
+from web.devtools.local_payments.engine import LocalProvider
+from web.devtools.local_payments.events import AD_CHECKOUT_ENDPOINT, SUBSCRIPTION_ENDPOINT
+from web.devtools.local_payments.tables import LocalPaymentIntent
 
 
 @pytest.fixture

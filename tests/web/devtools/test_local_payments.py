@@ -11,11 +11,11 @@ from dataclasses import replace
 import requests
 
 from models.payments import LineItem, get_provider
-from models.payments.local_engine import LocalPaymentIntent
 from models.tables import AdReservation, PaymentEvent, Subscription
 from tests.factories import make_reservation, make_user
 from tests.fixtures import drain
 from web import create_app
+from web.devtools.local_payments.tables import LocalPaymentIntent
 
 
 def ad_session(reservation, quantity):

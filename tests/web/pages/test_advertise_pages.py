@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from models.ads import price_list
 from models.payments import PaymentUnavailable
-from models.payments.local_engine import LocalPrice
 from tests.factories import make_user, sign_in
+from web.devtools.local_payments.tables import LocalPrice
 
 EN = {"Accept-Language": "en", "Edge-IPCountry": "JP"}
 

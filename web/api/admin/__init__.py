@@ -4,11 +4,10 @@ revenue; operations.py: queues, dead letters, the outbox and webhook counters.""
 
 from __future__ import annotations
 
-from flask import Blueprint
+from web.api.admin import ads, operations
+from web.api.admin.blueprint import bp
 
-from web.auth import require_admin_api
+__all__ = ["bp"]
 
-bp = Blueprint("api_admin", __name__, url_prefix="/admin")
-bp.before_request(require_admin_api)
-
-from web.api.admin import ads, operations  # noqa: E402, F401  (attach their routes)
+# The modules above put their routes on bp when imported; listed so each is.
+ROUTE_MODULES = (ads, operations)

@@ -6,7 +6,7 @@ from flask import jsonify
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import admin, reports, reservations
-from web.api.admin import bp
+from web.api.admin.blueprint import bp
 from web.api.operation import ADMIN, operation
 from web.api.schemas import ad_admin, ads
 from web.api.schemas.common import api_field_names

@@ -5,22 +5,22 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from dramatiq import Broker
+from dramatiq.brokers.redis import RedisBroker
 from flask import jsonify
 from werkzeug.wrappers import Response as HttpResponse
 
 from models import index_check, outbox
 from models.metrics import counter_values
-from web.api.admin import bp
+from web.api.admin.blueprint import bp
 from web.api.operation import ADMIN, operation
 from web.api.schemas import system
 from workers import deadletters
 from workers.broker import get_broker
 
 
-def _redis_broker() -> Broker | None:
+def _redis_broker() -> RedisBroker | None:
     broker = get_broker()  # set up by create_app, with every actor and queue
-    return broker if hasattr(broker, "client") else None
+    return broker if isinstance(broker, RedisBroker) else None
 
 
 @bp.get("/queue")

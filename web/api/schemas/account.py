@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -53,7 +53,7 @@ class ReferralSummary(Response):
 
 
 class ReferralClaim(Body):
-    code: text(64, min_length=1)
+    code: Annotated[str, text(64, min_length=1)]
 
 
 class ReferralClaimed(Response):
@@ -61,12 +61,12 @@ class ReferralClaimed(Response):
 
 
 class DevLogin(Body):
-    email: text(254, min_length=1)
-    name: text(100) = ""
+    email: Annotated[str, text(254, min_length=1)]
+    name: Annotated[str, text(100)] = ""
 
     @field_validator("email")
     @classmethod
-    def _email(cls, value):
+    def _email(cls, value: str) -> str:
         local, _, domain = value.rpartition("@")
         if not local or "." not in domain or any(c.isspace() for c in value):
             raise ValueError("not an e-mail address")

@@ -3,6 +3,8 @@ the timeline, the report and the revenue."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from models.ads import admin, notices, reports
 from web.api.schemas.ads import (
     DailyFigures,
@@ -66,7 +68,7 @@ class AdminReservations(Response):
 
 
 class StopBody(Body):
-    reason: text(500, min_length=1)
+    reason: Annotated[str, text(500, min_length=1)]
 
 
 class StopNotice(Response):

@@ -3,6 +3,8 @@ impression beacons' parameters."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import ConfigDict, Field
 
 from models.ads.delivery import DirectAd
@@ -21,7 +23,7 @@ from web.urls import public_url
 class ServeParams(Query):
     slot: Slot
     month: Month | None = None
-    country: text(64, min_length=1) | None = Field(
+    country: Annotated[str, text(64, min_length=1)] | None = Field(
         default=None,
         description="ISO 3166-1 alpha-2; the visitor's own when absent; any other text "
         "(XX, T1) gives four empty positions",

@@ -7,7 +7,7 @@ administrators' review in ad_admin.py). Request models give the domain its input
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator
@@ -36,6 +36,7 @@ from web.api.schemas.common import (
     PathParams,
     Query,
     Response,
+    Rules,
     Timestamp,
     Uuid,
     checked,
@@ -44,11 +45,11 @@ from web.api.schemas.common import (
     text,
 )
 
-Slot = checked(slot_problem, {"enum": list(SLOT_IDS)})
-Status = checked(status_problem, {"enum": list(STATUSES)})
-Category = one_of(BUSINESS_CATEGORIES, "one of the 15 business categories")
+Slot = Annotated[str, checked(slot_problem, {"enum": list(SLOT_IDS)})]
+Status = Annotated[str, checked(status_problem, {"enum": list(STATUSES)})]
+Category = Annotated[str, one_of(BUSINESS_CATEGORIES, "one of the 15 business categories")]
 # "T" and 13 digits; empty or null for none.
-InvoiceNumber = pattern(r"^(T[0-9]{13})?$", max_length=14)
+InvoiceNumber = Annotated[str, pattern(r"^(T[0-9]{13})?$", max_length=14)]
 # The domain's rules for an e-mail address and a redirect URL, checked again by the
 # domain; as patterns, so that the document states them (spaces around are stripped).
 _NOT = f"{CONTROL}{SPACE}"
@@ -74,14 +75,16 @@ def _redirect_url_problem(value: str) -> str | None:
     return redirect_url_problem(value)
 
 
-def _stated(problem, pattern: str, description: str, max_length: int) -> Any:
+def _stated(
+    problem: Callable[[str], str | None], pattern: str, description: str, max_length: int
+) -> Rules:
     """Text (no control characters, at most `max_length` as sent, stripped) held to a
     rule of the domain that the document states as `pattern`."""
-    return Annotated[
-        text(max_length, min_length=1),
+    return Rules(
+        *text(max_length, min_length=1),
         AfterValidator(lambda value: _refuse(problem(value), value)),
         Field(json_schema_extra={"minLength": 1, "pattern": pattern, "description": description}),
-    ]
+    )
 
 
 def _refuse(problem: str | None, value: str) -> str:
@@ -90,13 +93,19 @@ def _refuse(problem: str | None, value: str) -> str:
     return value
 
 
-Email = _stated(_email_problem, EMAIL_PATTERN, "An e-mail address (name@domain.tld)", 254)
-RedirectUrl = _stated(
-    _redirect_url_problem,
-    REDIRECT_URL_PATTERN,
-    "Where a click goes: http:// or https://, a host, no user name, password, backslash or spaces",
-    2048,
-)
+Email = Annotated[
+    str, _stated(_email_problem, EMAIL_PATTERN, "An e-mail address (name@domain.tld)", 254)
+]
+RedirectUrl = Annotated[
+    str,
+    _stated(
+        _redirect_url_problem,
+        REDIRECT_URL_PATTERN,
+        "Where a click goes: http:// or https://, a host, no user name, password, backslash or"
+        " spaces",
+        2048,
+    ),
+]
 # The page each slot is shown on.
 SLOT_PAGES = {"search": "/search", "video": "/videos/[videoId]"}
 
@@ -131,9 +140,9 @@ class Slots(Response):
 
 
 class ProfileBody(Body):
-    business_legal_name: text(200, min_length=1)
-    business_address: text(300, min_length=1)
-    contact_name: text(100, min_length=1)
+    business_legal_name: Annotated[str, text(200, min_length=1)]
+    business_address: Annotated[str, text(300, min_length=1)]
+    contact_name: Annotated[str, text(100, min_length=1)]
     contact_email: Email
     business_category: Category
     invoice_registration_number: InvoiceNumber | None = None
@@ -143,9 +152,9 @@ class ProfileBody(Body):
 
 
 class ProfilePatch(Body):
-    business_legal_name: text(200, min_length=1) | None = None
-    business_address: text(300, min_length=1) | None = None
-    contact_name: text(100, min_length=1) | None = None
+    business_legal_name: Annotated[str, text(200, min_length=1)] | None = None
+    business_address: Annotated[str, text(300, min_length=1)] | None = None
+    contact_name: Annotated[str, text(100, min_length=1)] | None = None
     contact_email: Email | None = None
     business_category: Category | None = None
     invoice_registration_number: InvoiceNumber | None = None
@@ -280,8 +289,8 @@ class ReservationBody(Body):
     country: CountryCode
     start_month: Month
     months: int = Field(ge=1, le=MAX_MONTHS)
-    advertiser_name: text(100, min_length=1)
-    image_url: text(2048, min_length=1)
+    advertiser_name: Annotated[str, text(100, min_length=1)]
+    image_url: Annotated[str, text(2048, min_length=1)]
     redirect_url: RedirectUrl
     consent: Literal[True] = Field(description="The advertiser confirms the ad follows the terms")
     profile_id: Uuid | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Discriminator, Field, RootModel, Tag, field_validator, model_validator
 
@@ -28,6 +28,7 @@ from web.api.schemas.common import (
     Response,
     RowId,
     Timestamp,
+    known,
     pattern,
     text,
 )
@@ -35,6 +36,12 @@ from web.api.schemas.common import (
 MAX_CHANNELS = 50
 CHANNEL_ID = re.compile(PLATFORM_ID)
 MatchedIn = Literal["subtitle", "title", "description"]
+MATCHED_IN: tuple[MatchedIn, ...] = get_args(MatchedIn)
+SubtitleStatus = Literal["pending", "completed", "failed", "unavailable", "deleted"]
+SUBTITLE_STATUSES: tuple[SubtitleStatus, ...] = get_args(SubtitleStatus)
+# The search's channels and targets as its address carries them, comma-separated.
+ChannelList = Annotated[str, pattern(r"^[A-Za-z0-9_,\s-]*$", max_length=MAX_CHANNELS * 66)]
+TargetList = Annotated[str, pattern(r"^[a-z,\s]*$", max_length=64)]
 
 
 def watch_url(video_id: str, start: float | None) -> str:
@@ -89,7 +96,7 @@ def _refused(field: str, problem: str) -> ValidationError:
 
 
 class SearchParams(Query):
-    q: text(bounds.MAX_QUERY_LENGTH, min_length=1) = Field(
+    q: Annotated[str, text(bounds.MAX_QUERY_LENGTH, min_length=1)] = Field(
         description=f"What was said (1-{bounds.MAX_QUERY_LENGTH} characters; at most"
         f" {bounds.MAX_TERMS} words or quoted phrases, of which at most"
         f" {bounds.MAX_SCAN_TERMS} single CJK characters), in the query language: words"
@@ -105,10 +112,10 @@ class SearchParams(Query):
         " text that only looks like a filter (12:30, 例：東京) is text.",
         examples=["ラーメン -カップ after:2024-01-01 duration:long", "うどん OR そば lang:ja"],
     )
-    channels: pattern(r"^[A-Za-z0-9_,\s-]*$", max_length=MAX_CHANNELS * 66) | None = Field(
+    channels: ChannelList | None = Field(
         default=None, description=f"Up to {MAX_CHANNELS} comma-separated channel ids"
     )
-    target: pattern(r"^[a-z,\s]*$", max_length=64) | None = Field(
+    target: TargetList | None = Field(
         default=None, description=f"A comma-separated subset of {', '.join(TARGETS)}"
     )
     sort: Literal[SORTS] = "relevance"  # type: ignore[valid-type]
@@ -140,7 +147,7 @@ class SearchParams(Query):
 
     @field_validator("channels")
     @classmethod
-    def _channels(cls, value):
+    def _channels(cls, value: str | None) -> str | None:
         parts = _split(value)
         if len(parts) > MAX_CHANNELS or not all(CHANNEL_ID.match(part) for part in parts):
             raise ValueError(f"up to {MAX_CHANNELS} comma-separated channel ids")
@@ -148,13 +155,13 @@ class SearchParams(Query):
 
     @field_validator("target")
     @classmethod
-    def _targets(cls, value):
+    def _targets(cls, value: str | None) -> str | None:
         if set(_split(value)) - set(TARGETS):
             raise ValueError(f"a comma-separated subset of {', '.join(TARGETS)}")
         return value
 
     @model_validator(mode="after")
-    def _bounded(self):
+    def _bounded(self) -> SearchParams:
         """The query read (models/search/query.py) and what a search may cost
         (models/search/bounds.py), checked once the fields are."""
         try:
@@ -218,7 +225,7 @@ class SearchHit(Response):
             channel_title=hit.channel_title,
             published_at=hit.published_at,
             thumbnail_url=hit.thumbnail_url,
-            matched_in=hit.matched_in,
+            matched_in=known(hit.matched_in, MATCHED_IN),
             start=hit.start,
             end=hit.end,
             text=hit.text,
@@ -264,11 +271,13 @@ class Moment(Response):
 
     @classmethod
     def of(cls, hit: engine.Hit) -> Moment:
+        if hit.start is None or hit.end is None:  # a moment is a subtitle hit, with its times
+            raise ValueError(f"a moment of {hit.video_id} without its start and end")
         return cls(
             start=hit.start,
             end=hit.end,
             highlight=hit.highlight,
-            matched_in=hit.matched_in,
+            matched_in=known(hit.matched_in, MATCHED_IN),
             url=watch_url(hit.video_id, hit.start),
         )
 
@@ -458,7 +467,7 @@ class Video(Response):
     like_count: int | None
     published_at: str
     category_id: str | None
-    subtitle_status: Literal["pending", "completed", "failed", "unavailable", "deleted"]
+    subtitle_status: SubtitleStatus
     subtitle_type: str | None
     fetch_attempts: int = Field(
         ge=0,
@@ -484,7 +493,7 @@ class Video(Response):
             like_count=video.like_count,
             published_at=video.published_at,
             category_id=video.category_id,
-            subtitle_status=video.subtitle_status,
+            subtitle_status=known(video.subtitle_status, SUBTITLE_STATUSES),
             subtitle_type=video.subtitle_type,
             fetch_attempts=video.fetch_attempts,
             next_retry_at=video.next_fetch_at,

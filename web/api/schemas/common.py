@@ -9,11 +9,12 @@ it in text), no other control characters but tab and line breaks, bounded length
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
+from annotated_types import GroupedMetadata
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -22,6 +23,7 @@ from pydantic import (
     StringConstraints,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.config import JsonDict
 
 from models.ads.months import MONTH_LENGTH, MONTH_PATTERN, month_problem
 from models.countries import ISO_COUNTRY_CODES, country_problem, usable_country
@@ -59,7 +61,19 @@ def _required(value: str) -> str:
     return value
 
 
-def text(max_length: int, *, min_length: int = 0, strip: bool = True) -> Any:
+class Rules(GroupedMetadata):
+    """A text rule's pydantic metadata as one annotation, unpacked by pydantic in order:
+    `name: Annotated[str, text(100)]`. (A function call is not a type, so a rule that
+    takes arguments goes inside Annotated.)"""
+
+    def __init__(self, *items: object) -> None:
+        self.items = items
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self.items)
+
+
+def text(max_length: int, *, min_length: int = 0, strip: bool = True) -> Rules:
     """A string of valid Unicode without control characters, at most `max_length`
     characters as sent, then stripped (by default); `min_length` 1: not blank. The
     document shows the same rule as `maxLength` and a pattern."""
@@ -70,16 +84,17 @@ def text(max_length: int, *, min_length: int = 0, strip: bool = True) -> Any:
         checks.append(AfterValidator(_stripped))
     if min_length:
         checks.append(AfterValidator(_required))
-    shown = {"minLength": 1, "pattern": SOME_TEXT} if min_length else {"pattern": ANY_TEXT}
-    return Annotated[
-        str,
+    shown: JsonDict = (
+        {"minLength": 1, "pattern": SOME_TEXT} if min_length else {"pattern": ANY_TEXT}
+    )
+    return Rules(
         StringConstraints(max_length=max_length),
         *checks,
         Field(json_schema_extra=shown),
-    ]
+    )
 
 
-def one_of(values, message: str) -> Any:
+def one_of(values: Collection[str], message: str) -> Rules:
     """Text that must be exactly one of `values` (blank is "required")."""
 
     def check(value: str) -> str:
@@ -89,14 +104,16 @@ def one_of(values, message: str) -> Any:
             raise ValueError(message)
         return value
 
-    return Annotated[str, AfterValidator(check), Field(json_schema_extra={"enum": list(values)})]
+    return Rules(AfterValidator(check), Field(json_schema_extra={"enum": list(values)}))
 
 
-def pattern(regex: str, *, max_length: int) -> Any:
-    return Annotated[str, StringConstraints(pattern=regex, max_length=max_length)]
+def pattern(regex: str, *, max_length: int) -> Rules:
+    return Rules(StringConstraints(pattern=regex, max_length=max_length))
 
 
-def checked(problem: Callable[[str], str | None], shown_as: dict[str, Any], **limits: int) -> Any:
+def checked(
+    problem: Callable[[str], str | None], shown_as: JsonDict, *, max_length: int | None = None
+) -> Rules:
     """Text held to a rule of the domain: `problem` says why a value is refused (the same
     function the domain calls), `shown_as` is the rule as the document shows it."""
 
@@ -106,19 +123,33 @@ def checked(problem: Callable[[str], str | None], shown_as: dict[str, Any], **li
             raise ValueError(found)
         return value
 
-    return Annotated[
-        str,
-        StringConstraints(**limits),
+    return Rules(
+        StringConstraints(max_length=max_length),
         AfterValidator(check),
         Field(json_schema_extra=shown_as),
-    ]
+    )
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def known(value: str, choices: Collection[Choice]) -> Choice:
+    """`value` as one of a response field's fixed `choices` (its Literal's values), for a
+    domain object that keeps it as plain text; ValueError for any other, as the model
+    would refuse it."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ValueError(f"{value!r} is not one of {', '.join(choices)}")
 
 
 # Ids as this service makes them (uuid4) and as the video platform does.
-Uuid = pattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", max_length=36)
+Uuid = Annotated[
+    str, pattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", max_length=36)
+]
 PLATFORM_ID = r"^[A-Za-z0-9_-]{1,64}$"
-PlatformId = pattern(PLATFORM_ID, max_length=64)
-Month = checked(month_problem, {"pattern": MONTH_PATTERN}, max_length=MONTH_LENGTH)
+PlatformId = Annotated[str, pattern(PLATFORM_ID, max_length=64)]
+Month = Annotated[str, checked(month_problem, {"pattern": MONTH_PATTERN}, max_length=MONTH_LENGTH)]
 DATE_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
 
 
@@ -131,7 +162,9 @@ def _date_problem(value: str) -> str | None:
 
 
 # A calendar day, YYYY-MM-DD (no 2026-02-30).
-Date = checked(_date_problem, {"pattern": DATE_PATTERN, "format": "date"}, max_length=10)
+Date = Annotated[
+    str, checked(_date_problem, {"pattern": DATE_PATTERN, "format": "date"}, max_length=10)
+]
 
 
 def _iso_country(value: str) -> str:
@@ -141,7 +174,7 @@ def _iso_country(value: str) -> str:
     return usable_country(value) or value
 
 
-def _country_pattern(codes) -> str:
+def _country_pattern(codes: Iterable[str]) -> str:
     """The codes as one pattern, any case, grouped by first letter ([Jj][EeMmOoPp])."""
     by_first: dict[str, list[str]] = {}
     for code in sorted(codes):

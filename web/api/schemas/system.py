@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -88,8 +88,8 @@ class QueueStatus(Response):
 
 
 class Requeue(Body):
-    queue: text(100, min_length=1) | None = None
-    actor: text(200, min_length=1) | None = None
+    queue: Annotated[str, text(100, min_length=1)] | None = None
+    actor: Annotated[str, text(200, min_length=1)] | None = None
 
 
 class Requeued(Response):

@@ -1,8 +1,9 @@
 """The `local` engine: an offline payment provider for development and tests.
 
 It keeps prices, customers, checkout sessions, payment intents and
-subscriptions in its own tables, serves a checkout page of this service, and
-on completion or expiry produces the same events the real provider sends.
+subscriptions in its own tables (tables.py), serves a checkout page of this
+service, and on completion or expiry produces the same events the real provider sends
+(built in events.py).
 The caller delivers those events (signed, through the queue) after commit.
 
 Besides the card (paid at once), a payment-mode checkout offers a delayed method,
@@ -12,18 +13,17 @@ lets it lapse, as a convenience store would, each with the provider's async even
 
 from __future__ import annotations
 
-import json
 import time
 from calendar import monthrange
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from peewee import BigIntegerField, IntegerField, IntegrityError, TextField
+from peewee import IntegrityError
 
-from models.clock import now_iso
+from models.clock import iso, now_iso
 from models.db import is_postgres, write_transaction
-from models.payments import local_events, stripe_events, webhooks
+from models.payments import stripe_events, webhooks
 from models.payments.base import (
     PAID_STATUSES,
     CheckoutSession,
@@ -35,8 +35,16 @@ from models.payments.base import (
     ProviderSubscription,
 )
 from models.payments.events import WebhookEvent
-from models.payments.local_events import LocalEvent, checkout_event, new_id
-from models.tables import BaseModel
+from web.devtools.local_payments import events as local_events
+from web.devtools.local_payments.events import LocalEvent, checkout_event, new_id
+from web.devtools.local_payments.tables import (
+    LocalCheckoutSession,
+    LocalCustomer,
+    LocalPaymentIntent,
+    LocalPortalSession,
+    LocalPrice,
+    LocalSubscription,
+)
 
 # Prices that exist when the price variables are unset (amounts in yen).
 DEFAULT_PRICES = {
@@ -62,120 +70,6 @@ DEFAULT_PRICES = {
 
 # Card pays at once; konbini completes the checkout unpaid and is paid (or lapses) later.
 PAYMENT_METHODS = ("card", "konbini")
-
-
-class JsonField(TextField):
-    def db_value(self, value: Any) -> str:
-        return json.dumps(value if value is not None else {}, ensure_ascii=False, sort_keys=True)
-
-    def python_value(self, value: str | None) -> Any:
-        return json.loads(value) if value else {}
-
-
-class LocalPrice(BaseModel):
-    id = TextField(primary_key=True)
-    unit_amount = BigIntegerField()
-    currency = TextField()
-    active = IntegerField(default=1)
-    product = TextField()
-    recurring_interval = TextField(null=True)
-    metadata = JsonField(default=dict)
-    idempotency_key = TextField(null=True)
-    created_at = TextField(default=now_iso)
-
-    class Meta:
-        table_name = "local_payment_prices"
-
-
-class LocalCustomer(BaseModel):
-    id = TextField(primary_key=True)
-    email = TextField()
-    name = TextField()
-    user_id = TextField(null=True)
-    idempotency_key = TextField(null=True)
-    created_at = TextField(default=now_iso)
-
-    class Meta:
-        table_name = "local_payment_customers"
-
-
-class LocalCheckoutSession(BaseModel):
-    id = TextField(primary_key=True)
-    mode = TextField()
-    status = TextField(default="open")
-    line_items = JsonField()
-    metadata = JsonField(default=dict)
-    customer_id = TextField(null=True)
-    client_reference_id = TextField(null=True)
-    success_url = TextField()
-    cancel_url = TextField()
-    expires_at = BigIntegerField()
-    amount_total = BigIntegerField()
-    currency = TextField()
-    payment_intent_id = TextField(null=True)
-    subscription_id = TextField(null=True)
-    idempotency_key = TextField(null=True)
-    created_at = TextField(default=now_iso)
-    updated_at = TextField(default=now_iso)
-    # "paid" once the money arrived; a konbini checkout is complete and still "unpaid".
-    payment_status = TextField(default="unpaid")
-    payment_method = TextField(null=True)  # "card" or "konbini", once completed
-
-    class Meta:
-        table_name = "local_payment_checkout_sessions"
-
-
-class LocalPaymentIntent(BaseModel):
-    id = TextField(primary_key=True)
-    amount_received = BigIntegerField()
-    currency = TextField()
-    metadata = JsonField(default=dict)
-    checkout_session_id = TextField()
-    created = BigIntegerField()
-    created_at = TextField(default=now_iso)
-    # The provider's: "requires_action" while a konbini voucher awaits payment, then
-    # "succeeded" (amount_received filled) or "canceled"; a card succeeds at once.
-    status = TextField(default="requires_action")
-
-    class Meta:
-        table_name = "local_payment_intents"
-
-
-class LocalSubscription(BaseModel):
-    id = TextField(primary_key=True)
-    customer_id = TextField(null=True)
-    price_id = TextField()
-    status = TextField()
-    current_period_start = BigIntegerField()
-    current_period_end = BigIntegerField()
-    cancel_at_period_end = IntegerField(default=0)
-    canceled_at = BigIntegerField(null=True)
-    ended_at = BigIntegerField(null=True)
-    metadata = JsonField(default=dict)
-    created_at = TextField(default=now_iso)
-    updated_at = TextField(default=now_iso)
-    # A plan change waiting for the period end (a downgrade), as the provider's
-    # subscription schedule holds it: the schedule's id and the price it moves to.
-    schedule_id = TextField(null=True)
-    scheduled_price_id = TextField(null=True)
-    refunded_amount = BigIntegerField(null=True)  # refunded when cancelled as a duplicate
-
-    class Meta:
-        table_name = "local_payment_subscriptions"
-
-
-class LocalPortalSession(BaseModel):
-    """A customer's visit to the billing portal: whose subscriptions it may change, and
-    where the customer goes back to."""
-
-    id = TextField(primary_key=True)
-    customer_id = TextField()
-    return_url = TextField()
-    created = BigIntegerField()
-    created_at = TextField(default=now_iso)
-
-    class Meta:
-        table_name = "local_payment_portal_sessions"
 
 
 def _one_month_later(unix: int) -> int:
@@ -417,6 +311,7 @@ class LocalProvider:
                     current_period_start=now,
                     current_period_end=_one_month_later(now),
                     metadata=row.metadata,
+                    created_at=iso(datetime.fromtimestamp(now, UTC)),
                 )
                 changes["subscription_id"] = subscription.id
                 events.append(

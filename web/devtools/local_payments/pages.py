@@ -14,13 +14,16 @@ end the billing period, standing in for the calendar.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 
-from flask import Blueprint, redirect, render_template, request
+from flask import Blueprint, Flask, redirect, render_template, request
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
+from flask_wtf.csrf import CSRFProtect
 
 from models.payments import (
+    PaymentError,
     PaymentNotFound,
     PaymentRejected,
     get_provider,
@@ -28,7 +31,9 @@ from models.payments import (
     plan_price_id,
 )
 from models.plans import PLAN_LIMITS
-from tasks.payments import send_local_events
+from web.devtools.local_payments.engine import LocalProvider
+from web.devtools.local_payments.events import LocalEvent
+from web.devtools.local_payments.events import send as send_events
 from web.i18n import country_name, day, plan_label, slot_label
 from web.i18n import price as format_price
 
@@ -40,22 +45,32 @@ def line_label(price_id: str, metadata: Mapping[str, str]) -> str:
     or the ad's slot, country and first month from the checkout's metadata."""
     plan = plan_for_price(price_id)
     if plan:
-        return _("%(plan)s plan", plan=plan_label(plan))
+        return str(_("%(plan)s plan", plan=plan_label(plan)))
     if metadata.get("ad_reservation_id") and metadata.get("slot"):
-        return _(
-            "Ad position: %(slot)s, %(country)s, from %(month)s (price per month)",
-            slot=slot_label(metadata.get("slot")),
-            country=country_name(metadata.get("country")),
-            month=day(metadata.get("start_month")),
+        return str(
+            _(
+                "Ad position: %(slot)s, %(country)s, from %(month)s (price per month)",
+                slot=slot_label(metadata.get("slot")),
+                country=country_name(metadata.get("country")),
+                month=day(metadata.get("start_month")),
+            )
         )
     if metadata.get("ad_reservation_id"):
-        return _("Ad position, 1 month")
-    return _("Item")
+        return str(_("Ad position, 1 month"))
+    return str(_("Item"))
+
+
+def local_provider() -> LocalProvider:
+    """The local provider: these pages are only served while it is the configured one."""
+    provider = get_provider()
+    if not isinstance(provider, LocalProvider):
+        raise PaymentError("the local payment pages need PAYMENT_BACKEND=local")
+    return provider
 
 
 @bp.get("/checkout/<session_id>")
-def checkout(session_id):
-    provider = get_provider()
+def checkout(session_id: str) -> ResponseReturnValue:
+    provider = local_provider()
     try:
         row = provider.checkout(session_id)
     except PaymentNotFound:
@@ -73,48 +88,70 @@ def checkout(session_id):
     )
 
 
-def _act(session_id, action, then, **options):
-    """Act on a session, queue the events it produced, and go where the buyer returns:
-    the session's `then` URL, or back to this page (`then="page"`)."""
-    provider = get_provider()
+def _act(
+    session_id: str,
+    action: Callable[[LocalProvider], Iterable[LocalEvent]],
+    then: Callable[[LocalProvider], str | None],
+) -> ResponseReturnValue:
+    """Act on a session, queue the events it produced, and go where the buyer returns
+    (`then`: the session's success or cancel URL, or this page)."""
+    provider = local_provider()
     try:
-        events = getattr(provider, action)(session_id, **options)
+        events = list(action(provider))
     except PaymentNotFound:
         return render_template(
             "error.html", status=404, message=_("This checkout does not exist.")
         ), 404
     except PaymentRejected as error:
         return _refused(error)
-    send_local_events(events)
-    if then == "page":
-        return redirect(provider.get_checkout_session(session_id).url, code=303)
-    return redirect(getattr(provider.checkout(session_id), then), code=303)
+    send_events(events)
+    return redirect(then(provider) or _page_url(provider, session_id), code=303)
+
+
+def _page_url(provider: LocalProvider, session_id: str) -> str:
+    return f"{provider.public_base_url}/_local-payments/checkout/{session_id}"
+
+
+def _page(session_id: str) -> Callable[[LocalProvider], str | None]:
+    return lambda provider: _page_url(provider, session_id)
 
 
 @bp.post("/checkout/<session_id>/complete")
-def complete(session_id):
-    return _act(session_id, "complete", "success_url")
+def complete(session_id: str) -> ResponseReturnValue:
+    return _act(
+        session_id,
+        lambda provider: provider.complete(session_id),
+        lambda provider: provider.checkout(session_id).success_url,
+    )
 
 
 @bp.post("/checkout/<session_id>/cancel")
-def cancel(session_id):
-    return _act(session_id, "cancel", "cancel_url")
+def cancel(session_id: str) -> ResponseReturnValue:
+    return _act(
+        session_id,
+        lambda provider: provider.cancel(session_id),
+        lambda provider: provider.checkout(session_id).cancel_url,
+    )
 
 
 @bp.post("/checkout/<session_id>/konbini")
-def konbini(session_id):
+def konbini(session_id: str) -> ResponseReturnValue:
     """Complete the checkout unpaid; this page then waits for the money."""
-    return _act(session_id, "complete", "page", method="konbini")
+    return _act(
+        session_id,
+        lambda provider: provider.complete(session_id, method="konbini"),
+        _page(session_id),
+    )
 
 
 @bp.post("/checkout/<session_id>/settle")
-def settle(session_id):
-    return _act(session_id, "settle", "page")
+def settle(session_id: str) -> ResponseReturnValue:
+    return _act(session_id, lambda provider: provider.settle(session_id), _page(session_id))
 
 
 @bp.post("/checkout/<session_id>/fail")
-def fail(session_id):
-    return _act(session_id, "fail", "page")
+def fail(session_id: str) -> ResponseReturnValue:
+    return _act(session_id, lambda provider: provider.fail(session_id), _page(session_id))
 
 
 PLANS = ("plus", "pro")
@@ -124,13 +161,13 @@ def _date(unix: int) -> str:
     return day(datetime.fromtimestamp(unix, UTC).date())
 
 
-def _not_found():
+def _not_found() -> ResponseReturnValue:
     return render_template(
         "error.html", status=404, message=_("This subscription portal does not exist.")
     ), 404
 
 
-def _refused(error: PaymentRejected):
+def _refused(error: PaymentRejected) -> ResponseReturnValue:
     """The provider said no: the reader's sentence, the provider's words as small print."""
     return render_template(
         "error.html",
@@ -141,8 +178,8 @@ def _refused(error: PaymentRejected):
 
 
 @bp.get("/portal/<portal_id>")
-def portal(portal_id):
-    provider = get_provider()
+def portal(portal_id: str) -> ResponseReturnValue:
+    provider = local_provider()
     try:
         session = provider.portal(portal_id)
         rows = provider.portal_subscriptions(portal_id)
@@ -187,44 +224,50 @@ def portal(portal_id):
     )
 
 
-def _act_in_portal(portal_id, action, *args):
+def _act_in_portal(
+    portal_id: str, action: Callable[[LocalProvider, str], Iterable[LocalEvent]]
+) -> ResponseReturnValue:
     """Act on one of the portal's subscriptions (the form's `subscription`), queue the
     events it produced, and come back to the portal page."""
-    provider = get_provider()
+    provider = local_provider()
     try:
         row = provider.portal_subscription(portal_id, request.form.get("subscription", ""))
-        events = getattr(provider, action)(row.id, *args)
+        events = list(action(provider, row.id))
     except PaymentNotFound:
         return _not_found()
     except PaymentRejected as error:
         return _refused(error)
-    send_local_events(events)
+    send_events(events)
     return redirect(f"{provider.public_base_url}/_local-payments/portal/{portal_id}", code=303)
 
 
 @bp.post("/portal/<portal_id>/plan")
-def portal_change_plan(portal_id):
+def portal_change_plan(portal_id: str) -> ResponseReturnValue:
     price_id = plan_price_id(request.form.get("plan", ""))
     if request.form.get("plan") not in PLANS or not price_id:
         return render_template("error.html", status=400, message=_("Choose a plan.")), 400
-    return _act_in_portal(portal_id, "change_plan", price_id)
+    return _act_in_portal(portal_id, lambda provider, row: provider.change_plan(row, price_id))
 
 
 @bp.post("/portal/<portal_id>/cancel")
-def portal_cancel(portal_id):
-    return _act_in_portal(portal_id, "set_cancel_at_period_end", True)
+def portal_cancel(portal_id: str) -> ResponseReturnValue:
+    return _act_in_portal(
+        portal_id, lambda provider, row: provider.set_cancel_at_period_end(row, True)
+    )
 
 
 @bp.post("/portal/<portal_id>/resume")
-def portal_resume(portal_id):
-    return _act_in_portal(portal_id, "set_cancel_at_period_end", False)
+def portal_resume(portal_id: str) -> ResponseReturnValue:
+    return _act_in_portal(
+        portal_id, lambda provider, row: provider.set_cancel_at_period_end(row, False)
+    )
 
 
 @bp.post("/portal/<portal_id>/end-period")
-def portal_end_period(portal_id):
-    return _act_in_portal(portal_id, "end_period")
+def portal_end_period(portal_id: str) -> ResponseReturnValue:
+    return _act_in_portal(portal_id, lambda provider, row: provider.end_period(row))
 
 
-def init_app(app, csrf):
+def init_app(app: Flask, csrf: CSRFProtect) -> None:
     app.register_blueprint(bp)
     csrf.exempt(bp)
