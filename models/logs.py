@@ -156,11 +156,12 @@ def iso_time(created: float) -> str:
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
     """The context bound when the record was made, then the record's own extra fields."""
-    fields: dict[str, Any] = dict(getattr(record, "log_context", {}))
-    for key, value in record.__dict__.items():
-        if key not in _RECORD_ATTRIBUTES and not key.startswith("_"):
-            fields[key] = value
-    return fields
+    own = {
+        key: value
+        for key, value in record.__dict__.items()
+        if key not in _RECORD_ATTRIBUTES and not key.startswith("_")
+    }
+    return {**getattr(record, "log_context", {}), **own}
 
 
 def _clean(value: Any, redact: Redactor) -> Any:

@@ -19,7 +19,7 @@ def at_once(work, arguments: list) -> list:
         try:
             with db.connection_context():
                 outcomes[index] = work(argument)
-        except Exception as error:  # reported to the test, which decides
+        except Exception as error:  # noqa: BLE001  (reported to the test, which decides)
             outcomes[index] = error
 
     threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(arguments)]

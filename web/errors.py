@@ -168,7 +168,7 @@ def handle_csrf_error(error: BadRequest) -> tuple[Response, int] | tuple[str, in
 
 
 def handle_unexpected(error: Exception) -> tuple[Response, int] | tuple[str, int]:
-    log.exception("unhandled error on %s %s", request.method, request.path)
+    log.error("unhandled error on %s %s", request.method, request.path, exc_info=error)
     if wants_json():
         return error_response(500)
     return _page(500, page_message(500))

@@ -247,8 +247,10 @@ STATEMENTS = [
     "CREATE INDEX idx_ad_reservations_country_status ON ad_reservations (country, status)",
     "CREATE INDEX idx_ad_reservations_slot_country ON ad_reservations (slot_id, country)",
     "CREATE INDEX idx_ad_reservations_user ON ad_reservations (user_id)",
-    "CREATE INDEX idx_ad_reservations_advertiser_profile"
-    " ON ad_reservations (advertiser_profile_id)",
+    (
+        "CREATE INDEX idx_ad_reservations_advertiser_profile"
+        " ON ad_reservations (advertiser_profile_id)"
+    ),
     """
     CREATE TABLE ad_click_logs (
         id TEXT PRIMARY KEY,
@@ -258,8 +260,10 @@ STATEMENTS = [
         created_at TEXT NOT NULL DEFAULT {NOW_ISO}
     )
     """,
-    "CREATE INDEX idx_ad_click_logs_reservation_created"
-    " ON ad_click_logs (ad_reservation_id, created_at)",
+    (
+        "CREATE INDEX idx_ad_click_logs_reservation_created"
+        " ON ad_click_logs (ad_reservation_id, created_at)"
+    ),
     """
     CREATE TABLE ad_impression_daily (
         id TEXT PRIMARY KEY,

@@ -50,8 +50,10 @@ STATEMENTS = [
         CONSTRAINT ck_local_checkout_status CHECK (status IN ('open', 'complete', 'expired'))
     )
     """,
-    "CREATE INDEX idx_local_checkout_status_expires"
-    " ON local_payment_checkout_sessions (status, expires_at)",
+    (
+        "CREATE INDEX idx_local_checkout_status_expires"
+        " ON local_payment_checkout_sessions (status, expires_at)"
+    ),
     """
     CREATE TABLE local_payment_intents (
         id TEXT PRIMARY KEY,

@@ -291,10 +291,7 @@ def merge_ranked(
     asked, then ranking score (ties: the earlier query first), as a federation merges
     them. A document found by several keeps its best place and every query's matches
     positions, so whichever side of an OR matched a field counts."""
-    ranked = []
-    for n, hits in enumerate(lists):
-        for hit in hits:
-            ranked.append((n, hit))
+    ranked = [(n, hit) for n, hits in enumerate(lists) for hit in hits]
     ranked.sort(key=lambda item: -float(item[1].get("_rankingScore", 0.0)))
     for rule in reversed(sort or []):
         field, _, direction = rule.partition(":")

@@ -12,7 +12,7 @@ from tests.factories import make_user, make_video
 from tests.fixtures import REAL_BROWSER_UA, keep_screenshot
 
 
-@pytest.mark.parametrize("width", (375, 1280))
+@pytest.mark.parametrize("width", [375, 1280])
 def test_the_header_sign_in_comes_back_to_the_moment_and_the_search(page, site, width):
     user = make_user(email="returning@example.jp")
     video = make_video()

@@ -24,7 +24,7 @@ def pay_for_plus(page, site):
     page.wait_for_url("**/account?subscribed=plus")
 
 
-@pytest.mark.parametrize("width", (375, 1280))
+@pytest.mark.parametrize("width", [375, 1280])
 def test_the_return_page_says_confirming_then_follows_the_confirmation(
     page, site, stub_broker, stub_worker, width
 ):
@@ -86,7 +86,7 @@ def test_a_confirmation_that_does_not_come_is_said_after_a_while(
     drain(stub_broker, stub_worker)
 
 
-@pytest.mark.parametrize("width", (375, 1280))
+@pytest.mark.parametrize("width", [375, 1280])
 def test_a_second_checkout_at_once_is_refused_in_words(page, site, width):
     make_user(email=MEMBER)
     sign_in(page, site, MEMBER)

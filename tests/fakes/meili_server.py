@@ -890,6 +890,7 @@ class _FilterReader:
             if after == "EXISTS":
                 return ("not", ("is", field, "EXISTS", []))
         self.fail()
+        return None
 
     def listed(self):
         self.take("symbol", "[")

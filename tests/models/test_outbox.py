@@ -167,7 +167,7 @@ def test_a_tick_whose_outbox_write_fails_is_sent_by_the_next_round(
 
 
 def test_an_outboxed_job_takes_positional_arguments_only():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="positional"):
         Job("x", "* * * * *", "batch-monthly-reset", kwargs={"force": True}, outboxed=True)
 
 

@@ -63,7 +63,7 @@ def scored(request, tmp_path_factory, embedder):
     engine.apply_settings()
     measure.index_corpus(engine, embedder)
     modes = (measure.KEYWORD, measure.HYBRID)
-    yield request.param, {mode.name: measure.score_all(engine, mode) for mode in modes}
+    return request.param, {mode.name: measure.score_all(engine, mode) for mode in modes}
 
 
 def tables(runs):

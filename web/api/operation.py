@@ -215,7 +215,7 @@ def parse_query(model: type[Model], *, known_only: bool = False) -> Model:
 
 def _unknown_parameters(args: Iterable[str]) -> ValidationError:
     """A call without a query model names no parameter: any one sent is refused."""
-    return ValidationError(fields={key: "not a field of this request" for key in args})
+    return ValidationError(fields=dict.fromkeys(args, "not a field of this request"))
 
 
 def json_body(model: type[Model], *, required: bool = True) -> Model:

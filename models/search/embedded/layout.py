@@ -105,8 +105,10 @@ SCHEMA = [
     + ", ".join(str(FTS_WEIGHTS[column]) for column in FTS_COLUMNS)
     + ")')",
     # Vectors: one per document that has one (vectors.py), and their state.
-    "CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
-    " vector BLOB NOT NULL)",
+    (
+        "CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+        " vector BLOB NOT NULL)"
+    ),
     "CREATE INDEX IF NOT EXISTS idx_vectors_seq ON vectors (seq)",
     "CREATE TABLE IF NOT EXISTS vector_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
 ]

@@ -116,8 +116,10 @@ class Matching:
         """A statement reading the documents of `match` (the query's by default) whose
         video passes the filters, and its parameters (`tail`'s go after them)."""
         return (
-            f"SELECT {columns} FROM documents_fts{self.join}"
-            f" WHERE documents_fts MATCH ?{self.where}{tail}",
+            (
+                f"SELECT {columns} FROM documents_fts{self.join}"
+                f" WHERE documents_fts MATCH ?{self.where}{tail}"
+            ),
             [match or self.match, *self.filter_params],
         )
 
@@ -269,9 +271,11 @@ class Matching:
         """A statement reading the matching videos' keys (`vkey`) in the sort's order."""
         where = f" WHERE {self.passing.condition}" if self.passing else ""
         return (
-            f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
-            " FROM documents_fts WHERE documents_fts MATCH ?) AS g"
-            f" JOIN videos v ON v.key = g.vkey{where} ORDER BY {VIDEO_ORDER[sort]}{tail}",
+            (
+                f"SELECT g.vkey FROM (SELECT DISTINCT rowid >> {VIDEO_SHIFT} AS vkey"
+                " FROM documents_fts WHERE documents_fts MATCH ?) AS g"
+                f" JOIN videos v ON v.key = g.vkey{where} ORDER BY {VIDEO_ORDER[sort]}{tail}"
+            ),
             [self.match, *self.filter_params],
         )
 

@@ -780,7 +780,9 @@ def test_marker_characters_in_a_subtitle_are_dropped_before_indexing(engine, fak
     assert hit.highlight == "abc <mark>hello</mark>"
 
 
-@pytest.mark.parametrize("stored, asked", [("コーヒ－を", "コーヒー"), ("コーヒーを", "コーヒ―")])
+@pytest.mark.parametrize(
+    ("stored", "asked"), [("コーヒ－を", "コーヒー"), ("コーヒーを", "コーヒ―")]
+)
 def test_long_vowel_mark_variants_are_one_mark_in_documents_and_queries(
     engine, fake, ready, stored, asked
 ):

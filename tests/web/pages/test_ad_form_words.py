@@ -5,7 +5,7 @@ no raw field name reaches the page."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.profiles import profile_problems
@@ -52,11 +52,11 @@ def refusals() -> list[str]:
         redirect_url="https://example.jp/",
         consent=False,
     )
-    found += order_problems(make_user().id, order, datetime(2026, 11, 25)).values()
+    found += order_problems(make_user().id, order, datetime(2026, 11, 25, tzinfo=UTC)).values()
     found += order_problems(
         make_user().id,
         Order(**{**order.__dict__, "start_month": "2040-01"}),
-        datetime(2026, 11, 25),
+        datetime(2026, 11, 25, tzinfo=UTC),
     ).values()
     found += profile_problems(
         {

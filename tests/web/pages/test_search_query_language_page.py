@@ -31,24 +31,24 @@ def index_kitchen(platform_files) -> None:
     - shortauto01: 2 minutes, auto Japanese subtitles, March 2023, 50 views
     - mediumen001: 10 minutes, manual English subtitles, February 2024, 800 views"""
     videos = {
-        "longja00001": dict(
-            subtitles=manual("醤油ラーメンの長い話です。"),
-            durationSeconds=1800,
-            publishedAt="2024-06-01T00:00:00.000Z",
-            viewCount=20000,
-        ),
-        "shortauto01": dict(
-            subtitles=auto("醤油の短い話です。"),
-            durationSeconds=120,
-            publishedAt="2023-03-01T00:00:00.000Z",
-            viewCount=50,
-        ),
-        "mediumen001": dict(
-            subtitles=manual("醤油 is soy sauce.", language="en"),
-            durationSeconds=600,
-            publishedAt="2024-02-01T00:00:00.000Z",
-            viewCount=800,
-        ),
+        "longja00001": {
+            "subtitles": manual("醤油ラーメンの長い話です。"),
+            "durationSeconds": 1800,
+            "publishedAt": "2024-06-01T00:00:00.000Z",
+            "viewCount": 20000,
+        },
+        "shortauto01": {
+            "subtitles": auto("醤油の短い話です。"),
+            "durationSeconds": 120,
+            "publishedAt": "2023-03-01T00:00:00.000Z",
+            "viewCount": 50,
+        },
+        "mediumen001": {
+            "subtitles": manual("醤油 is soy sauce.", language="en"),
+            "durationSeconds": 600,
+            "publishedAt": "2024-02-01T00:00:00.000Z",
+            "viewCount": 800,
+        },
     }
     platform_files.channel(KITCHEN, list(videos), title="台所")
     for video_id, fields in videos.items():
