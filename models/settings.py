@@ -184,6 +184,9 @@ class Settings:
     # Proxies in front of the web process whose X-Forwarded-For is trusted (0: none; the
     # address of the connection is the client's).
     trusted_proxy_hops: int = 0
+    # Seconds a counted beacon entry may stay unacknowledged before another consumer of
+    # the beacons' stream claims it (workers/beacons.py): its reader is taken for dead.
+    ad_counting_claim_seconds: int = 30
 
     @property
     def is_production(self) -> bool:
@@ -278,6 +281,7 @@ def load_settings(
             env, "RATE_LIMIT_INVALID_BEACONS", Settings.rate_limit_invalid_beacons
         ),
         trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0, minimum=0),
+        ad_counting_claim_seconds=_int(env, "AD_COUNTING_CLAIM_SECONDS", 30, minimum=1),
     )
     if not settings.support_email and not production:
         # Development and tests only: production names its own (refused without it).

@@ -27,6 +27,8 @@ class Job:
 SCHEDULE = [
     Job("batch-monthly-reset", "0 0 1 * *", "batch-monthly-reset", outboxed=True),
     Job("redrive-outbox", "* * * * *", "redrive_outbox"),
+    # Each run reads the beacons' stream a little over a minute: one is always reading.
+    Job("count-beacons", "* * * * *", "count_beacons"),
     Job("expire-ad-reservations", "5 0 * * *", "expire_ad_reservations"),
     Job("prune-impression-events", "30 3 * * *", "prune_impression_events"),
     Job("release-unpaid-ad-holds", "*/5 * * * *", "release_unpaid_ad_holds"),

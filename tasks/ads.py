@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 
 from models.ads import measurement
+from models.ads.counting import Click
 from models.ads.reservations import expire_ended, release_unpaid_holds
 from models.metrics import AD_EVENTS, HOLD_RELEASES
+from workers import beacons
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -39,9 +41,10 @@ def record_click(
     is_bot: bool = False,
 ) -> None:
     """Log one click under the id made when it arrived; a redelivery inserts nothing.
-    The arguments are measurement.Click's fields, as the front sends them; view_token
-    and is_bot come last and optional, so messages queued before them still run."""
-    click = measurement.Click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
+    The beacons no longer send it (they feed count_beacons' stream): it runs the
+    messages queued before that change. The arguments are counting.Click's fields;
+    view_token and is_bot come last and optional, so older messages still run."""
+    click = Click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
     if measurement.record_click(click):
         AD_EVENTS.labels(kind="click", stage="counted").inc()
 
@@ -49,9 +52,20 @@ def record_click(
 @actor(queue_name="measure", max_retries=20)
 def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str) -> None:
     """Count one impression; its event id is recorded in the same transaction, so a
-    redelivery counts nothing. The arguments are measurement.Impression's fields."""
+    redelivery counts nothing. Kept for the messages queued before the beacons fed
+    count_beacons' stream. The arguments are counting.Impression's fields."""
     if measurement.record_impression(event_id, reservation_id, date, country, at):
         AD_EVENTS.labels(kind="impression", stage="counted").inc()
+
+
+@actor(queue_name="measure", max_retries=0)
+def count_beacons(seconds: float = beacons.RUN_SECONDS) -> None:
+    """Count the beacons' stream for `seconds`, a batch per transaction (sent every
+    minute, each run a little longer, so one always reads). Not retried: what a failed
+    run held is claimed by the next one, and event ids make a second pass count nothing;
+    two runs at once share the stream."""
+    counted = beacons.consume_for(seconds)
+    log.info("counted %d impression(s) and %d click(s)", counted.impressions, counted.clicks)
 
 
 @actor(queue_name="ads", max_retries=5)

@@ -8,12 +8,16 @@ import json
 import os
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 
 from peewee import Database, Model, sort_models
 
 import web.devtools.local_payments.tables  # noqa: F401  (declares the local provider's tables)
+from models import redis_client
+from models.ads.counting import Impression
 from models.metrics import counter_values
 from models.tables import BaseModel
+from workers import beacons
 
 TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
 ADMIN_POSTGRES_URL = os.environ.get(
@@ -108,22 +112,54 @@ def held_until(page, held: list, timeout_ms: int = 5000) -> list:
 
 
 def drain(broker, worker, queues=("payments", "billing", "batch", "maintenance")) -> None:
-    """Run queued work to the end, including the work it queues in turn."""
+    """Run queued work to the end, including the work it queues in turn. Draining
+    "measure" counts the beacons' stream too, as the counting actor does."""
     for _ in range(3):
         for queue in queues:
             if queue in broker.queues:
                 broker.join(queue, timeout=20_000)
         worker.join()
+        if "measure" in queues:
+            drain_beacons()
+
+
+def drain_beacons() -> int:
+    """Count what the beacons put on their stream (workers/beacons.py) with one
+    consumer, a round at a time, until a round reads nothing; how many entries it read."""
+    consumer = beacons.new_consumer(redis_client.get_redis())
+    beacons.ensure_group(consumer.client)
+    read = 0
+    while taken := beacons.consume_round(consumer, block_ms=None).read:
+        read += taken
+    return read
 
 
 def take_messages(broker, queue_name: str) -> list[dict]:
     """Remove and return (decoded) the messages waiting on a stub queue, marking each
-    done so a later join on that queue does not wait for them."""
+    done so a later join on that queue does not wait for them. For "measure", the
+    entries on the beacons' stream too (removed), each as the message it replaces:
+    record_impression or record_click with the event's fields."""
     queue = broker.queues.get(queue_name)
     taken = []
     while queue is not None and not queue.empty():
         taken.append(json.loads(queue.get()))
         queue.task_done()
+    if queue_name == "measure":
+        taken += _take_beacons()
+    return taken
+
+
+def _take_beacons() -> list[dict]:
+    client = redis_client.get_redis()
+    entries = client.xrange(beacons.STREAM)
+    if entries:
+        client.xdel(beacons.STREAM, *[entry_id for entry_id, _ in entries])
+    taken = []
+    for _, fields in entries:
+        event = beacons.decode(fields)
+        actor = "record_impression" if isinstance(event, Impression) else "record_click"
+        kwargs = asdict(event)
+        taken.append({"actor_name": actor, "args": [], "kwargs": kwargs})
     return taken
 
 

@@ -32,9 +32,9 @@ from tasks.ads import release_unpaid_ad_holds
 from tasks.credits import batch_monthly_reset
 from tests.factories import make_reservation, make_user, sign_in
 from tests.fakes.platform_files import manual
-from tests.fixtures import TEST_REDIS_URL
+from tests.fixtures import TEST_REDIS_URL, drain
 from tests.web.api.test_payment_webhooks import AD, completed, post
-from web import create_app
+from web.app import create_app
 from web.cli.processes import where_to_look
 from web.metrics import WaitingWork
 from workers.broker import build_broker
@@ -112,8 +112,7 @@ def test_the_numbers_move_with_a_small_flow(metered, platform_files, stub_broker
         parts = urlsplit(url)
         answer = getattr(metered, method)(f"{parts.path}?{parts.query}", headers=SEEN)
         assert answer.status_code in (202, 302)
-    stub_broker.join("measure", timeout=20_000)
-    stub_worker.join()
+    drain(stub_broker, stub_worker, queues=("measure",))
 
     # A paid ad checkout webhook, an expired unpaid hold released, the monthly reset.
     unpaid = make_reservation()

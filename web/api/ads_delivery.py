@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict
 
 from flask import jsonify, redirect, request
 from werkzeug.wrappers import Response as HttpResponse
@@ -14,14 +13,13 @@ from models.ads.months import month_of
 from models.clock import utcnow
 from models.countries import usable_country
 from models.metrics import AD_EVENTS
-from tasks.ads import record_click, record_impression
 from web.api.blueprint import accepts_any_body, bp
 from web.api.operation import NO_BODY, operation
 from web.api.schemas import ad_delivery, ads
 from web.api.schemas.common import ErrorBody
 from web.limits import beacon_flood, client_address
 from web.visitor import viewer_id, visitor_country
-from workers.sending import OnFailure, enqueue
+from workers import beacons
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +65,9 @@ def ad_click(path: ads.ReservationPath, query: ad_delivery.BeaconParams) -> Http
     """Log the click the domain makes of it (if any), then send the visitor on."""
     answer = measurement.judge_click(_beacon(path.reservation_id, query.v))
     if answer.click is not None:
-        # RUN_INLINE_OR_LOG: with the queue down the click is written here, and if that
-        # fails too it is logged and the visitor still goes on (docs/operating.md, Faults
-        # and recovery).
-        enqueue(record_click, on_failure=OnFailure.RUN_INLINE_OR_LOG, **asdict(answer.click))
+        # With Redis down the click is written here, and if that fails too it is logged
+        # and the visitor still goes on (docs/operating.md, Faults and recovery).
+        beacons.accept_click(answer.click)
         AD_EVENTS.labels(kind="click", stage="accepted").inc()
     return redirect(answer.redirect_url, code=302)
 
@@ -89,12 +86,16 @@ def ad_impression(path: ads.ReservationPath, query: ad_delivery.BeaconParams) ->
     """Count the impression the domain makes of the beacon: 202, or 204 when it counts
     nothing."""
     beacon = _beacon(path.reservation_id, query.v)
-    impression = measurement.judge_impression(beacon, beacon_flood(), client_address())
+    invalid, address = beacon_flood(), client_address()
+    impression = measurement.judge_impression(beacon, invalid, address)
     if impression is None:
         return "", 204
-    # RUN_INLINE: with the queue down the impression is counted here, and if that fails
-    # too the beacon gets a 500 (docs/operating.md, Faults and recovery).
-    enqueue(record_impression, on_failure=OnFailure.RUN_INLINE, **asdict(impression))
+    # One Redis call drops a replayed token or hands the impression on; with Redis down
+    # it is counted here, and if that fails too the beacon gets a 500 (docs/operating.md,
+    # Faults and recovery).
+    if not beacons.accept_impression(impression):
+        measurement.note_replay(invalid, address)
+        return "", 204
     AD_EVENTS.labels(kind="impression", stage="accepted").inc()
     return "", 202
 

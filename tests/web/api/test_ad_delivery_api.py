@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import redis
-from dramatiq.brokers.redis import RedisBroker
 from peewee import fn
 
 from models import redis_client
@@ -23,7 +22,7 @@ from tasks.ads import record_click
 from tasks.ads import record_impression as impression_actor
 from tests.factories import make_reservation, make_subscription, make_user, sign_in
 from tests.fakes.ad_pages import PAGES
-from tests.fixtures import take_messages
+from tests.fixtures import drain_beacons, take_messages
 
 MONTH = month_of(utcnow())
 BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130 Safari/537.36"
@@ -52,6 +51,7 @@ def ad():
 def run_worker(stub_broker, stub_worker):
     stub_broker.join("measure", timeout=20_000)
     stub_worker.join()
+    drain_beacons()  # the beacons' stream, as the counting actor reads it
 
 
 def live(slot="video-detail-below-player", position=1, start=MONTH, end=MONTH):
@@ -85,12 +85,19 @@ def token_of(url: str) -> str:
 
 
 def deliver(stub_broker) -> int:
-    """Run what the front queued on "measure", each message once; returns how many."""
+    """Run what the front handed on, each event once: the beacons' stream as the
+    counting actor reads it, and any message on "measure"; returns how many."""
+    counted = drain_beacons()
     actors = {a.actor_name: a for a in (record_click, impression_actor)}
     messages = take_messages(stub_broker, "measure")
     for message in messages:
         actors[message["actor_name"]](**message["kwargs"])
-    return len(messages)
+    return counted + len(messages)
+
+
+def queue_down(redis_backend):
+    """The hand-off to the beacons' stream fails: this test's Redis stops answering."""
+    redis_backend.connected = False
 
 
 def counted(reservation) -> int:
@@ -306,21 +313,20 @@ def test_a_click_outside_the_contract_period_redirects_and_logs_nothing(client, 
     assert AdClickLog.select().count() == 0
 
 
-def test_a_click_without_the_queue_is_written_directly(client, ad, monkeypatch):
-    def down(*_a, **_k):
-        raise ConnectionError("redis is down")
-
-    monkeypatch.setattr(record_click, "send", down)
+def test_a_click_without_the_queue_is_written_directly(client, ad, redis_backend):
+    queue_down(redis_backend)
     url = served(client, ad)["clickUrl"]
     assert client.get(local(url)).status_code == 302
     assert AdClickLog.get().view_token == token_of(url)
 
 
-def test_a_click_still_redirects_when_nothing_can_be_written(client, ad, monkeypatch, caplog):
+def test_a_click_still_redirects_when_nothing_can_be_written(
+    client, ad, monkeypatch, caplog, redis_backend
+):
     def down(*_a, **_k):
         raise ConnectionError("down")
 
-    monkeypatch.setattr(record_click, "send", down)
+    queue_down(redis_backend)
     monkeypatch.setattr(measurement, "record_click", down)
     with caplog.at_level(logging.ERROR):
         response = client.get(f"/api/ad-click/{ad.id}")
@@ -387,14 +393,19 @@ def test_without_the_redis_filter_the_database_still_counts_a_token_once(
     url = local(served(client, ad)["impressionUrl"])
     real = redis_client.get_redis()
 
-    class SetFails:
+    class FilterFails:
+        """The filter is the hand-off's script now (workers/beacons.py): it fails."""
+
         def __getattr__(self, name):
             return getattr(real, name)
 
-        def set(self, *_a, **_k):
-            raise redis.ConnectionError("down")
+        def register_script(self, *_a, **_k):
+            def run(*_a, **_k):
+                raise redis.ConnectionError("down")
 
-    monkeypatch.setattr(redis_client, "get_redis", lambda: SetFails())
+            return run
+
+    monkeypatch.setattr(redis_client, "get_redis", lambda: FilterFails())
     answers = [client.post(url, headers=SEEN).status_code for _ in range(10)]
     # Nothing to filter with, and Redis counted as down: each is written here, once.
     assert answers == [202] * 10
@@ -444,10 +455,8 @@ def test_an_impression_outside_the_contract_period_is_204_and_counts_nothing(
     assert counted(reservation) == 0
 
 
-def test_an_impression_without_the_queue_is_counted_directly(client, ad, monkeypatch):
-    actor = impression_actor
-
-    monkeypatch.setattr(actor, "send", lambda *a, **k: (_ for _ in ()).throw(OSError("down")))
+def test_an_impression_without_the_queue_is_counted_directly(client, ad, redis_backend):
+    queue_down(redis_backend)
     url = local(served(client, ad)["impressionUrl"])
     assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 202
     # Redis counts as down now, so no cheap filter: the database still counts it once.
@@ -455,16 +464,17 @@ def test_an_impression_without_the_queue_is_counted_directly(client, ad, monkeyp
     assert AdImpressionDaily.get().impressions == 1
 
 
-def test_an_impression_that_can_be_neither_queued_nor_counted_answers_500(client, ad, monkeypatch):
+def test_an_impression_that_can_be_neither_queued_nor_counted_answers_500(
+    client, ad, monkeypatch, redis_backend
+):
     """The impression's policy is RUN_INLINE: unlike a click, whose visitor must go on,
     the beacon is told that nothing was counted (docs/operating.md, Faults and
     recovery)."""
-    actor = impression_actor
 
     def down(*_a, **_k):
         raise ConnectionError("down")
 
-    monkeypatch.setattr(actor, "send", down)
+    queue_down(redis_backend)
     monkeypatch.setattr(measurement, "record_impression", down)
     url = local(served(client, ad)["impressionUrl"])
     assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 500
@@ -485,9 +495,8 @@ def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
 ):
 
     served_ad = served(client, ad)
-    nowhere = RedisBroker(url="redis://127.0.0.1:1/0", socket_connect_timeout=0.2)
-    monkeypatch.setattr(record_click, "broker", nowhere)
-    monkeypatch.setattr(impression_actor, "broker", nowhere)
+    nowhere = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    monkeypatch.setattr(redis_client, "get_redis", lambda: nowhere)
     click = client.get(local(served_ad["clickUrl"]), headers={"Edge-IPCountry": "JP"})
     assert click.status_code == 302
     assert AdClickLog.select().count() == 1
@@ -496,3 +505,24 @@ def test_with_redis_unreachable_clicks_and_impressions_are_written_directly(
     assert AdImpressionDaily.get().impressions == 1
     assert ("127.0.0.1", 1) in real_redis_attempts  # the sends did go to the dead Redis
     nowhere.close()
+
+
+def test_a_beacons_access_line_is_at_debug_and_a_pages_at_info(client, ad, caplog):
+    # Given the access log at INFO, as production runs it
+    url = local(served(client, ad)["impressionUrl"])
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="web.request_log"):
+        # When an impression and a click arrive
+        assert client.post(url, headers=SEEN).status_code == 202
+        assert client.get(f"/api/ad-click/{ad.id}", headers=SEEN).status_code == 302
+        assert client.get("/api/ping").status_code == 200
+    # Then only the other request has an access line: the beacons log theirs at DEBUG
+    assert [r.getMessage() for r in caplog.records if r.name == "web.request_log"] == [
+        "GET /api/ping 200"
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="web.request_log"):
+        client.post(url, headers=SEEN)
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("DEBUG", "POST /api/ad-impression/<reservation_id> 204")
+    ]

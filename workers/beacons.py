@@ -1,0 +1,309 @@
+"""The beacons' stream: accepted clicks and impressions handed from the web front to
+the counting actor through a Redis Stream read by one consumer group (docs/ads.md,
+Counting).
+
+The front's hand-off is one Redis call per beacon (`offer`: a Lua script that, for an
+impression, drops a replayed view token and otherwise appends the entry). The counting
+actor (tasks/ads.py `count_beacons`) runs `consume_for`: each round claims the entries
+another consumer left pending longer than AD_COUNTING_CLAIM_SECONDS, reads new ones,
+writes them all in one transaction (models/ads/counting.py) and only then acknowledges
+and deletes them. A consumer that dies between its commit and its ack leaves entries
+that are claimed and written again, and their event ids make that second pass count
+nothing. The stream is never trimmed by length: an entry goes only once acknowledged.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import redis
+
+from models import redis_client
+from models.ads import measurement
+from models.ads.counting import Click, Counted, Impression, count
+from models.metrics import AD_EVENTS
+from models.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+STREAM = "subsearch:beacons"
+GROUP = "counters"
+# The view token's replay key lives a little longer than the token, so a replay
+# within its life is dropped at the hand-off.
+SEEN_KEY = "subsearch:ads:seen:"
+SEEN_SECONDS = 31 * 60
+# Entries per round (one transaction), and how long a round waits for new ones.
+BATCH = 500
+BLOCK_MS = 1_000
+# How long one actor run reads: a little over the scheduler's minute, so one is always
+# reading and the next overlaps it by a few seconds (the group shares the entries).
+RUN_SECONDS = 65.0
+# A consumer gone this long with nothing pending is forgotten by the group.
+FORGET_IDLE_MS = 10 * 60_000
+
+# KEYS[1] the stream; KEYS[2], for an impression only, its view token's replay key.
+# ARGV[1] the replay key's life in seconds; then the entry's fields and values.
+# Answers the new entry's id, or nil when the view token was seen already.
+OFFER = """
+if KEYS[2] and not redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[1]) then
+  return false
+end
+return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+"""
+
+
+class Handed(enum.Enum):
+    """What the hand-off of one event did."""
+
+    QUEUED = "queued"  # on the stream
+    REPLAYED = "replayed"  # an impression whose view token came before: dropped
+    UNAVAILABLE = "unavailable"  # Redis down or failed: the caller writes it itself
+
+
+def offer(event: Impression | Click, client: redis.Redis | None = None) -> Handed:
+    """Put one accepted event on the stream, in one round trip: for an impression, its
+    view token's replay check in the same script. Redis down (or failed within the last
+    seconds, models/redis_client.py): UNAVAILABLE at once, and the caller takes its
+    fallback."""
+    if client is None and not redis_client.available():
+        return Handed.UNAVAILABLE
+    keys = [STREAM]
+    if isinstance(event, Impression):
+        keys.append(SEEN_KEY + event.event_id)
+    try:
+        target = client or redis_client.get_redis()
+        entry = target.register_script(OFFER)(keys=keys, args=[SEEN_SECONDS, *encode(event)])
+    except redis.RedisError as error:
+        redis_client.mark_down(error)
+        return Handed.UNAVAILABLE
+    return Handed.QUEUED if entry is not None else Handed.REPLAYED
+
+
+def accept_impression(impression: Impression) -> bool:
+    """Hand an accepted impression on; False when its view token was posted before.
+    With Redis down it is counted here (the event id still counts it once), and if that
+    fails too the error reaches the caller: the beacon is told nothing was counted."""
+    handed = offer(impression)
+    if handed is Handed.REPLAYED:
+        return False
+    if handed is Handed.UNAVAILABLE and measurement.record_impression(**asdict(impression)):
+        AD_EVENTS.labels(kind="impression", stage="counted").inc()
+    return True
+
+
+def accept_click(click: Click) -> None:
+    """Hand a click on. With Redis down it is logged here, and if that fails too the
+    error is logged with the click's ids: the visitor goes on to the advertiser anyway."""
+    if offer(click) is Handed.QUEUED:
+        return
+    try:
+        if measurement.record_click(click):
+            AD_EVENTS.labels(kind="click", stage="counted").inc()
+    except Exception:
+        log.exception(
+            "record_click was neither queued nor done here (click_id=%s, reservation_id=%s)",
+            click.click_id,
+            click.reservation_id,
+        )
+
+
+def encode(event: Impression | Click) -> list[str]:
+    """The entry's fields and values, flat: its kind, then the event's fields, a None
+    left out and a flag as 1 or 0 (readable with XRANGE as they are)."""
+    flat = ["kind", "impression" if isinstance(event, Impression) else "click"]
+    for name, value in asdict(event).items():
+        if value is None:
+            continue
+        flat += [name, ("1" if value else "0") if isinstance(value, bool) else str(value)]
+    return flat
+
+
+def decode(fields: dict[bytes, bytes]) -> Impression | Click:
+    """The event an entry holds; KeyError or ValueError when it holds none."""
+    values = {key.decode(): value.decode() for key, value in fields.items()}
+    if values["kind"] == "impression":
+        return Impression(
+            values["event_id"],
+            values["reservation_id"],
+            values["date"],
+            values["country"],
+            values["at"],
+        )
+    if values["kind"] == "click":
+        return Click(
+            values["click_id"],
+            values["reservation_id"],
+            values["country"],
+            values.get("user_agent"),
+            values["at"],
+            values.get("view_token"),
+            values.get("is_bot") == "1",
+        )
+    raise ValueError(f"an entry of unknown kind {values['kind']!r}")
+
+
+@dataclass
+class Consumer:
+    """One reader of the group, named uniquely (host, process, run), so entries another
+    one left pending are told apart from its own and claimed after `claim_idle_ms`."""
+
+    client: redis.Redis
+    name: str = field(default_factory=lambda: _unique_name())
+    claim_idle_ms: int = field(
+        default_factory=lambda: get_settings().ad_counting_claim_seconds * 1000
+    )
+    # Where the next claim starts in the group's pending list (XAUTOCLAIM's cursor).
+    claim_from: str = "0-0"
+
+
+def _unique_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def new_consumer(client: redis.Redis | None = None) -> Consumer:
+    """A consumer on the process's Redis (a worker's: its calls wait up to 5 s)."""
+    return Consumer(client or redis_client.get_redis())
+
+
+def ensure_group(client: redis.Redis) -> None:
+    """Make the stream and its group unless they exist. The group starts at the
+    stream's beginning, so entries added before it (after Redis lost its data) are
+    read too."""
+    try:
+        client.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+    except redis.ResponseError as error:
+        if "BUSYGROUP" not in str(error):
+            raise
+
+
+@dataclass(frozen=True)
+class Round:
+    """What one round did: entries read (claimed ones included) and what they added."""
+
+    read: int = 0
+    counted: Counted = field(default_factory=Counted)
+
+
+def consume_round(consumer: Consumer, block_ms: int | None = BLOCK_MS, batch: int = BATCH) -> Round:
+    """One round: claim entries pending too long, read new ones (waiting up to
+    `block_ms` when none were claimed; None: not at all), write them in one transaction,
+    then ack and delete them. An error before the commit leaves them pending, to be
+    claimed again."""
+    client = consumer.client
+    try:
+        entries = _claim(consumer, batch)
+        if len(entries) < batch:
+            entries += _read(consumer, batch - len(entries), None if entries else block_ms)
+    except redis.ResponseError as error:
+        if "NOGROUP" not in str(error):
+            raise
+        # Redis lost the stream (restarted without its data, flushed): start it again.
+        ensure_group(client)
+        return Round()
+    if not entries:
+        return Round()
+    impressions: list[Impression] = []
+    clicks: list[Click] = []
+    for entry_id, fields in entries:
+        try:
+            event = decode(fields)
+        except (KeyError, ValueError, TypeError):
+            log.error("dropped a beacon entry holding no event: %s %r", entry_id, fields)
+            continue
+        if isinstance(event, Impression):
+            impressions.append(event)
+        else:
+            clicks.append(event)
+    counted = count(impressions, clicks)
+    ids = [entry_id for entry_id, _ in entries]
+    with client.pipeline(transaction=True) as pipe:
+        pipe.xack(STREAM, GROUP, *ids)
+        pipe.xdel(STREAM, *ids)
+        pipe.execute()
+    if counted.impressions:
+        AD_EVENTS.labels(kind="impression", stage="counted").inc(counted.impressions)
+    if counted.clicks:
+        AD_EVENTS.labels(kind="click", stage="counted").inc(counted.clicks)
+    return Round(len(entries), counted)
+
+
+def consume_for(
+    seconds: float, consumer: Consumer | None = None, block_ms: int | None = BLOCK_MS
+) -> Counted:
+    """Rounds until `seconds` have passed (the counting actor's run); then the consumer
+    leaves the group when it holds nothing, and so do consumers long gone."""
+    consumer = consumer or new_consumer()
+    ensure_group(consumer.client)
+    deadline = time.monotonic() + seconds
+    total = Counted()
+    try:
+        while time.monotonic() < deadline:
+            total += consume_round(consumer, block_ms).counted
+    finally:
+        _forget_idle(consumer)
+    return total
+
+
+def _claim(consumer: Consumer, batch: int) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    answer: Any = consumer.client.xautoclaim(
+        STREAM,
+        GROUP,
+        consumer.name,
+        min_idle_time=consumer.claim_idle_ms,
+        start_id=consumer.claim_from,
+        count=batch,
+    )
+    next_from, claimed = answer[0], answer[1]
+    consumer.claim_from = next_from.decode() if isinstance(next_from, bytes) else str(next_from)
+    # An entry deleted while pending comes back without its fields: nothing to count.
+    return [(entry_id, fields) for entry_id, fields in claimed if fields]
+
+
+def _read(
+    consumer: Consumer, batch: int, block_ms: int | None
+) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    answer: Any = consumer.client.xreadgroup(
+        GROUP, consumer.name, {STREAM: ">"}, count=batch, block=block_ms
+    )
+    # [[stream, entries]] in RESP2, {stream: entries} in RESP3.
+    streams = answer.items() if isinstance(answer, dict) else answer or []
+    entries: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for _stream, read in streams:
+        entries += read
+    return entries
+
+
+def _forget_idle(consumer: Consumer) -> None:
+    """Drop this consumer, and any long idle, from the group when they hold nothing
+    pending (a consumer holding entries stays until another claims them)."""
+    try:
+        for known in consumer.client.xinfo_consumers(STREAM, GROUP):
+            name = known["name"].decode() if isinstance(known["name"], bytes) else known["name"]
+            gone = name == consumer.name or known["idle"] > FORGET_IDLE_MS
+            if gone and known["pending"] == 0:
+                consumer.client.xgroup_delconsumer(STREAM, GROUP, name)
+    except redis.RedisError:
+        log.warning("could not tidy the beacon consumers up", exc_info=True)
+
+
+def pending(client: redis.Redis) -> int:
+    """Entries read but not acknowledged yet (a measure of what a dead consumer holds)."""
+    try:
+        summary = client.xpending(STREAM, GROUP)
+    except redis.ResponseError:
+        return 0
+    return int(summary["pending"])
+
+
+def offer_many(events: Sequence[Impression | Click], client: redis.Redis | None = None) -> int:
+    """Offer events one by one, as that many beacons would; how many went on the stream
+    (the benchmark's and the flow tests' way to fill it)."""
+    return sum(offer(event, client) is Handed.QUEUED for event in events)
