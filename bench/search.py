@@ -559,7 +559,7 @@ def run(size: int, queries: int, path: Path, base: meaning.Vectors | None) -> fl
 RSS_CHILD = """
 import random, sys
 sys.path.insert(0, sys.argv[2])
-import web
+import web.app
 from bench.search import EmbeddedEngine, query_classes, JA_WORDS
 from bench.meaning import semantic_classes
 from models.search.embedder import E5SmallEmbedder, NoEmbedder, NoEmbedder

@@ -37,7 +37,8 @@ from models.settings import get_settings, load_settings, use_settings
 from tests.fakes.http import serve
 from tests.fakes.platform_files import PlatformFiles
 from tests.fixtures import ADMIN_POSTGRES_URL, TEST_DATABASE, TEST_REDIS_URL, tables_to_clear
-from web import create_app, wiring
+from web import wiring
+from web.app import create_app
 from workers.redis_server import ensure_redis
 
 _workdir = Path(tempfile.mkdtemp(prefix="subsearch-test-"))

@@ -21,7 +21,7 @@ from models.tables import (
     Video,
 )
 from models.users import create_user
-from web import create_app
+from web.app import create_app
 
 _seq = itertools.count(1)
 

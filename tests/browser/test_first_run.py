@@ -22,7 +22,7 @@ from models.settings import get_settings
 from models.tables import User, Video
 from tests.browser.test_purchase_form import sign_in
 from tests.fixtures import settled_click
-from web import create_app
+from web.app import create_app
 from web.devtools.demo import ADVERTISER_EMAIL, load_demo
 from web.urls import AD_PAGES
 

@@ -20,7 +20,7 @@ from tests.browser.test_first_run import sample  # noqa: F401  (the sample data,
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_user
 from tests.fixtures import keep_screenshots_at
-from web import create_app
+from web.app import create_app
 from web.devtools.demo import ADMIN_EMAIL, ADVERTISER_EMAIL
 from web.urls import AD_PAGES
 

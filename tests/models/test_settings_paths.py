@@ -11,7 +11,7 @@ import pytest
 from models.ads.images import store_ad_image
 from models.settings import get_settings, load_settings, use_settings
 from tests.factories import image_bytes, make_user
-from web import create_app
+from web.app import create_app
 
 MIME = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
 

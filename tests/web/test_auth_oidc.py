@@ -13,7 +13,7 @@ from oidc_provider_mock import run_server_in_thread
 
 from models.tables import Account, Session, User
 from tests.factories import make_video
-from web import create_app
+from web.app import create_app
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ import pytest
 
 from models.settings import ConfigError
 from tests.factories import production_app
-from web import catalogs, create_app
+from web import catalogs
+from web.app import create_app
 
 COMPILED = catalogs.catalog_path("ja")
 

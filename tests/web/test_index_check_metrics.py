@@ -13,8 +13,8 @@ from peewee import OperationalError
 from models.clock import parse_iso
 from tests.web.api.test_index_check_admin import make_check
 from tests.web.test_metrics import TOKEN, scrape, value
-from web import create_app
 from web import metrics as web_metrics
+from web.app import create_app
 
 NAMES = (
     "subsearch_index_check_videos",

@@ -20,7 +20,7 @@ from models.settings import get_settings, use_settings
 from tests.factories import make_user, make_video, sign_in
 from tests.fixtures import drain
 from tests.web.api.test_payment_webhooks import AD, SUBSCRIPTION, completed, event, post
-from web import create_app, csrf
+from web.app import create_app, csrf
 from web.cli import main
 
 METRICS_TOKEN = "metrics-token-never-logged"

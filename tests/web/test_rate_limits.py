@@ -23,8 +23,8 @@ from models.clock import utcnow
 from models.settings import ConfigError, Settings, load_settings
 from tests.factories import make_reservation, make_user, sign_in
 from tests.fixtures import metric_changes
-from web import create_app
 from web.api.openapi import document
+from web.app import create_app
 from web.limits import LIMITED
 
 BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130 Safari/537.36"

@@ -11,7 +11,7 @@ from models.users import revoke_all_sessions
 from tasks.billing import create_payment_customer
 from tests.factories import make_user, production_app, session_count, sign_in
 from tests.fixtures import take_messages
-from web import create_app
+from web.app import create_app
 
 
 def test_dev_login_creates_the_user_once_and_signs_in(client):

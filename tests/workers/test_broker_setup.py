@@ -40,7 +40,7 @@ def test_importing_the_actors_builds_no_broker_and_sending_before_setup_fails():
         """
         import dramatiq.broker
         import tasks
-        import web
+        import web.app
         from tasks.ads import record_click
         from workers.actors import BrokerNotSetUp
         from workers.broker import get_broker

@@ -13,8 +13,7 @@ from tasks.channels import (
     refresh_channel,
     refresh_due_channels,
 )
-from web import create_app
-from web.cli.group import main, open_db
+from web.cli.group import main, open_db, web_app
 from web.devtools.demo import load_demo
 from web.urls import AD_PAGES
 
@@ -68,7 +67,7 @@ def sample_load() -> None:
 def _load_demo() -> None:
     """The demo advertiser, admin, ads and history (development and test only)."""
     open_db()
-    app = create_app(get_settings())
+    app = web_app(get_settings())
     with app.test_request_context(), database.connection_context():
         demo = load_demo(AD_PAGES)
     if demo.created:

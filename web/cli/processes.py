@@ -18,8 +18,7 @@ from models.metrics import MULTIPROCESS_ENV, prepare_multiprocess_dir
 from models.settings import Settings, get_settings
 from scheduler.runner import run
 from tasks.search import EMBED_QUEUE
-from web import create_app
-from web.cli.group import main, open_db
+from web.cli.group import main, open_db, web_app
 from web.cli.search import set_up_index
 from workers.actors import declared
 from workers.broker import (
@@ -44,6 +43,8 @@ def serve(host: str, port: int, workers: int) -> None:
         # gunicorn's workers add their metrics up through value files in one folder,
         # named before any of them imports prometheus_client.
         _metrics_folder(MULTIPROCESS_ENV, "web")
+        # gunicorn's workers import the app (web.wsgi:app); this process has not loaded it
+        # (web_app names it), so the start pays for its imports once.
         os.execvp(
             sys.executable,
             [
@@ -59,7 +60,7 @@ def serve(host: str, port: int, workers: int) -> None:
                 "web.wsgi:app",
             ],
         )
-    create_app().run(host=host, port=port, threaded=True, use_reloader=False)
+    web_app().run(host=host, port=port, threaded=True, use_reloader=False)
 
 
 @main.command()

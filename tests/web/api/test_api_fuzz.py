@@ -35,8 +35,8 @@ from tests.factories import (
     make_video,
     sign_in,
 )
-from web import create_app
 from web.api.openapi import document
+from web.app import create_app
 
 CHECKS = [
     not_a_server_error,

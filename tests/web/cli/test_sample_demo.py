@@ -28,7 +28,7 @@ from models.tables import (
     User,
 )
 from tests.factories import make_reservation
-from web import create_app
+from web.app import create_app
 from web.cli import main
 from web.devtools.demo import ADMIN_EMAIL, ADVERTISER_EMAIL, SLOTS
 

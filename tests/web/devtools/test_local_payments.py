@@ -14,7 +14,7 @@ from models.payments import LineItem, get_provider
 from models.tables import AdReservation, PaymentEvent, Subscription
 from tests.factories import make_reservation, make_user
 from tests.fixtures import drain
-from web import create_app
+from web.app import create_app
 from web.devtools.local_payments.tables import LocalPaymentIntent
 
 

@@ -12,7 +12,7 @@ from babel.core import get_global
 
 from models.settings import get_settings, use_settings
 from tests.factories import make_user, sign_in
-from web import create_app
+from web.app import create_app
 from web.i18n import time_zones
 
 
