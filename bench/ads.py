@@ -1,7 +1,8 @@
 """Benchmark of ad delivery and measurement, on loopback, bounded in time.
 
 Each figure is printed beside an anchor measured in the same run, on the same machine,
-broker and database, and the table at the end gives the ratio and its target.
+broker and database, and the table at the end gives the ratio, its target, whether it
+was met, and how many targets were met of how many.
 
 Runs the web front under gunicorn (2 workers) and one Dramatiq worker process on a
 throwaway SQLite database (or the PostgreSQL database --database names), then prints:
@@ -12,18 +13,28 @@ throwaway SQLite database (or the PostgreSQL database --database names), then pr
   adds);
 - requests/s and p99 of /api/ads/serve, /api/ad-click/{id} and /api/ad-impression/{id},
   each also as a ratio of a trivial JSON endpoint (/api/ping) measured in the same run
-  (targets: serve >= 0.7, click and impression >= 0.6). The slot holds four live ads, so
-  each serve answer is a render of four view tokens; the click and impression runs use
-  the URLs those answers carried (an impression token counts once, so each impression
-  request takes an unused one, and a client short of them asks for a fresh render);
-- the impression drain rate of one consumer (target >= 1,000/s), beside Dramatiq's own
-  drain rate of a no-op actor on the same broker and thread count, and the database's
-  own rate for the same writes (the daily row's upsert and the event id's insert, one
-  event per transaction and 100); and a check that the counted total equals the
-  accepted requests (zero lost, zero double-counted), that replayed tokens count
-  nothing, and that every click logged its view token;
+  (targets: serve >= 0.85, click and impression >= 0.8). The slot holds four live ads,
+  so each serve answer is a render of four view tokens; the click and impression runs
+  use the URLs those answers carried (an impression token counts once, so each
+  impression request takes an unused one, and a client short of them asks for a fresh
+  render);
+- the drain of what the front accepted by one consumer, the counting actor in the
+  worker (target >= 10,000 impressions/s on SQLite, >= 3,000/s on PostgreSQL), beside
+  Dramatiq's own drain of a no-op actor on the same broker and thread count, and the
+  database's own rate for the same writes (the daily row's upsert and the event id's
+  insert, one event per transaction and 100);
+- the drain of one hot-row load (most impressions on one ad and one day) by four
+  consumers at once, four processes, beside the same load drained by one (target on
+  PostgreSQL: the one-consumer target, and at least 0.9 of the one-consumer rate;
+  SQLite, one writer at a time, has none);
+- accepted against counted for each drain, and clicks redirected against logged (target:
+  equal: zero lost, zero double-counted), that replayed tokens count nothing, and that
+  every click logged its view token;
+- the delay from one impression beacon to its count in the reservation's report, with
+  the worker at rest reading the stream (target <= 5 s), beside the beacon's own answer;
 - the admin report's time for a 30-day range over 1M impression rows and 5M click rows,
-  one click in 50 without a view token (target < 0.5 s).
+  one click in 50 without a view token (target < 0.5 s), beside the database's own sums
+  of the same range.
 
     .venv/bin/python bench/ads.py [--seconds 6] [--clients 16] [--skip-report]
         [--skip-http] [--database sqlite|postgresql://user@host:port/name]
@@ -40,6 +51,7 @@ import argparse
 import http.client
 import itertools
 import json
+import multiprocessing
 import os
 import socket
 import statistics
@@ -53,11 +65,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import dramatiq
 import redis
+from dramatiq.brokers.redis import RedisBroker
 from peewee import fn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -65,8 +80,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # Importing these reads no environment: the settings are loaded in prepare(), after
 # it has put the throwaway database's variables in os.environ.
 from models import migrations
+from models.ads.counting import Impression
 from models.ads.months import month_of
-from models.ads.reports import admin_report
+from models.ads.reports import admin_report, advertiser_reservation
 from models.clock import now_iso, utcnow
 from models.db import db, init_db, is_postgres, write_transaction
 from models.metrics import MULTIPROCESS_ENV
@@ -75,6 +91,7 @@ from models.tables import AdClickLog, AdImpressionDaily, AdReservation, Advertis
 from models.users import create_user
 from web.wiring import wire
 from web.wiring import worker as wired_worker
+from workers import beacons
 
 ROOT = Path(__file__).resolve().parents[1]
 REDIS_URL = "redis://127.0.0.1:6379/13"
@@ -83,11 +100,27 @@ WORKER_THREADS = os.environ.get("BENCH_WORKER_THREADS", "8")
 WORKER_PREFETCH = "64"  # as `subsearch worker` sets it (web/cli/processes.py)
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/130.0 Safari/537.36"
 
+# The issue's targets. One consumer's impression drain, by database: SQLite writes in
+# the process, PostgreSQL pays a round trip a statement.
+DRAIN_TARGET = {"sqlite": 10_000, "postgresql": 3_000}
+# Four consumers at once on PostgreSQL: no stall on the hot row, so at least this share
+# of one consumer's rate on the same load (and the one-consumer target).
+FOUR_CONSUMERS_SHARE = 0.9
+# Each endpoint's requests/s as a share of /api/ping's.
+ENDPOINT_TARGETS = {
+    "/api/ads/serve": 0.85,
+    "/api/ad-click/{id}": 0.8,
+    "/api/ad-impression/{id}": 0.8,
+}
+DELAY_TARGET_SECONDS = 5.0
+REPORT_TARGET_SECONDS = 0.5
+
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def database_url(database: str, folder: Path) -> str:
@@ -95,7 +128,7 @@ def database_url(database: str, folder: Path) -> str:
     return f"sqlite:///{folder / 'bench.db'}" if database == "sqlite" else database
 
 
-def environment(folder: Path, port: int, database: str = "sqlite") -> dict:
+def environment(folder: Path, port: int, database: str = "sqlite") -> dict[str, str]:
     return {
         **os.environ,
         "APP_ENV": "development",
@@ -110,7 +143,7 @@ def environment(folder: Path, port: int, database: str = "sqlite") -> dict:
     }
 
 
-def production(env: dict, folder: Path) -> dict:
+def production(env: dict[str, str], folder: Path) -> dict[str, str]:
     """`env` as production runs: the settings it refuses to start without, JSON logs,
     and gunicorn's metrics folder in the run's folder."""
     return {
@@ -146,7 +179,7 @@ def bench_database(url: str) -> Iterator[None]:
         db.close()
 
 
-def prepare(env: dict) -> tuple[Settings, list[str]]:
+def prepare(env: dict[str, str]) -> tuple[Settings, list[str]]:
     """Migrate, and fill one slot's four positions with active JP reservations for this
     month; the settings in use and the reservations' ids."""
     os.environ.update(env)
@@ -220,7 +253,15 @@ def request(port: int, method: str, path: str) -> tuple[int, bytes]:
     return response.status, body
 
 
-def load(port: int, method: str, paths, seconds: float, clients: int, expect: int, keep=None):
+def load(
+    port: int,
+    method: str,
+    paths: Callable[[], str],
+    seconds: float,
+    clients: int,
+    expect: int,
+    keep: list[bytes] | None = None,
+) -> tuple[int, float, float, int]:
     """Hammer one endpoint from `clients` threads for `seconds`; `paths()` gives each
     request's path, `keep` (a list) collects the bodies. (count, rps, p99 ms, count of
     answers with the expected status)."""
@@ -229,8 +270,10 @@ def load(port: int, method: str, paths, seconds: float, clients: int, expect: in
     lock = threading.Lock()
     stop_at = time.monotonic() + seconds
 
-    def client():
-        mine, good, bodies = [], 0, []
+    def client() -> None:
+        mine: list[float] = []
+        bodies: list[bytes] = []
+        good = 0
         while time.monotonic() < stop_at:
             path = paths()
             started = time.perf_counter()
@@ -256,10 +299,10 @@ def load(port: int, method: str, paths, seconds: float, clients: int, expect: in
     return len(latencies), len(latencies) / elapsed, p99, ok[0]
 
 
-def served_urls(bodies) -> list[tuple[str, str]]:
+def served_urls(bodies: list[bytes]) -> list[tuple[str, str]]:
     """(click path, impression path) of every ad in the serve answers."""
 
-    def path(url):
+    def path(url: str) -> str:
         parts = urlsplit(url)
         return f"{parts.path}?{parts.query}"
 
@@ -275,7 +318,8 @@ class Tokens:
     """Unused impression URLs, each handed out once; short of them, a fresh render."""
 
     def __init__(self, port: int, urls: list[str]):
-        self.port, self.urls, self.used = port, list(urls), []
+        self.port, self.urls = port, list(urls)
+        self.used: list[str] = []
         self.renders = 0
         self.lock = threading.Lock()
 
@@ -324,20 +368,30 @@ class Figure:
 
 
 def amount(value: float, unit: str) -> str:
-    return f"{value:.2f} s" if unit == "s" else f"{value:,.0f}{unit}"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value:,.1f} ms"
+    return f"{value:,.0f}{unit}"
 
 
 def print_figures(figures: list[Figure]) -> None:
+    """The summary table, and how many of its targets were met."""
+    names = max(len("figure"), *(len(f.name) for f in figures))
+    anchors = max(len("anchor"), *(len(f.anchor) for f in figures))
+    targets = max(len("target"), *(len(f.target) for f in figures))
     print(
-        f"\n{'figure':<30} {'value':>9}  {'anchor':<31} {'anchor':>9} {'ratio':>6}"
-        f"  {'target':<11} met"
+        f"\n{'figure':<{names}} {'value':>10}  {'anchor':<{anchors}} {'anchor':>10}"
+        f" {'ratio':>6}  {'target':<{targets}} met"
     )
     for f in figures:
         met = "-" if f.met is None else ("yes" if f.met else "NO")
         print(
-            f"{f.name:<30} {amount(f.value, f.unit):>9}  {f.anchor:<31}"
-            f" {amount(f.anchor_value, f.unit):>9} {f.ratio:>6.2f}  {f.target:<11} {met}"
+            f"{f.name:<{names}} {amount(f.value, f.unit):>10}  {f.anchor:<{anchors}}"
+            f" {amount(f.anchor_value, f.unit):>10} {f.ratio:>6.2f}  {f.target:<{targets}} {met}"
         )
+    judged = [f.met for f in figures if f.met is not None]
+    print(f"targets met: {sum(judged)} of {len(judged)}")
 
 
 # The start: a process launched to its first 200, each kind three times (the median).
@@ -348,7 +402,7 @@ BARE_WSGI = """def app(environ, start_response):
 STARTS = 3
 
 
-def first_answer(command: list[str], env: dict, port: int, path: str) -> float:
+def first_answer(command: list[str], env: dict[str, str], port: int, path: str) -> float:
     """Seconds from launching `command` to its first 200 on `path`."""
     began = time.perf_counter()
     process = subprocess.Popen(
@@ -361,7 +415,7 @@ def first_answer(command: list[str], env: dict, port: int, path: str) -> float:
         stop(process)
 
 
-def measure_starts(env: dict, folder: Path) -> list[Figure]:
+def measure_starts(env: dict[str, str], folder: Path) -> list[Figure]:
     """Bare gunicorn, gunicorn over the real app, and `subsearch serve` as the Procfile
     runs it (production, 2 workers), each to its first 200."""
     (folder / "bare_wsgi.py").write_text(BARE_WSGI)
@@ -373,7 +427,7 @@ def measure_starts(env: dict, folder: Path) -> list[Figure]:
     def bind(port: int) -> list[str]:
         return ["--bind", f"127.0.0.1:{port}"]
 
-    def median_start(command: Callable[[int], list[str]], env: dict, path: str) -> float:
+    def median_start(command: Callable[[int], list[str]], env: dict[str, str], path: str) -> float:
         times = []
         for _ in range(STARTS):
             port = free_port()
@@ -453,10 +507,11 @@ def do_nothing() -> None:
     """The work of the no-op actor: none, so its rate is the broker's and the worker's."""
 
 
-def declare_noop(broker: dramatiq.Broker) -> dramatiq.Actor:
-    return dramatiq.actor(
-        do_nothing, broker=broker, actor_name="bench_noop", queue_name=NOOP_QUEUE, max_retries=0
+def declare_noop(broker: dramatiq.Broker) -> dramatiq.Actor[[], None]:
+    declare = dramatiq.actor(
+        broker=broker, actor_name="bench_noop", queue_name=NOOP_QUEUE, max_retries=0
     )
+    return declare(do_nothing)
 
 
 def noop_worker() -> dramatiq.Broker:
@@ -467,11 +522,13 @@ def noop_worker() -> dramatiq.Broker:
     return broker
 
 
-def noop_drain(broker: dramatiq.Broker, env: dict) -> float:
+def noop_drain(broker: dramatiq.Broker, env: dict[str, str]) -> float:
     """Messages/s of the no-op actor, from the first acknowledged to the last."""
     noop = declare_noop(broker)
     for _ in range(NOOP_MESSAGES):
         noop.send()
+    if not isinstance(broker, RedisBroker):
+        raise RuntimeError("the no-op drain reads the Redis broker's queue")
     client = redis.Redis.from_url(REDIS_URL)
     pending = f"{broker.namespace}:{NOOP_QUEUE}.msgs"  # until acknowledged
     worker = start_worker(env, "bench.ads:noop_worker", "--queues", NOOP_QUEUE)
@@ -497,7 +554,7 @@ class Accepted:
     processes share, this process's broker (a worker on it is running), the
     reservations, and the impressions accepted (202)."""
 
-    env: dict
+    env: dict[str, str]
     broker: dramatiq.Broker
     reservations: list[str]
     impressions: int
@@ -505,15 +562,19 @@ class Accepted:
 
 @dataclass(frozen=True)
 class Drain:
+    """One drain: its rate, the impressions counted (a rise of the reservations' sum)
+    against those accepted for it, and the seconds it took."""
+
     rate: float  # per second, from the first impression counted to the last
     counted: int
     seconds: float
+    accepted: int
 
 
 def drain_by_messages(accepted: Accepted) -> Drain:
     """The drain of a front that queues a message per beacon: the worker runs
     record_impression once for each."""
-    return Drain(*measure_drain(accepted.reservations, accepted.impressions))
+    return Drain(*measure_drain(accepted.reservations, accepted.impressions), accepted.impressions)
 
 
 # One count_beacons run at a time, each this long: the worker stops within one.
@@ -533,8 +594,84 @@ def drain_by_stream(accepted: Accepted) -> Drain:
             sent.append(time.monotonic())
 
     return Drain(
-        *measure_drain(accepted.reservations, accepted.impressions, while_waiting=keep_one_reading)
+        *measure_drain(accepted.reservations, accepted.impressions, while_waiting=keep_one_reading),
+        accepted.impressions,
     )
+
+
+# The hot-row load: most impressions on the first ad, today, in one country (one daily
+# row that every consumer's batch upserts), the rest over the other three ads and two
+# days of the month, so a batch also writes rows no other batch waits on.
+HOT_IMPRESSIONS = 40_000
+HOT_IN_20 = 17
+
+
+def hot_row_load(reservations: list[str], count: int) -> list[Impression]:
+    today = utcnow().date()
+    days = [today.isoformat(), today.replace(day=1).isoformat()]
+    load = []
+    for n in range(count):
+        if n % 20 < HOT_IN_20:
+            reservation, day = reservations[0], days[0]
+        else:
+            reservation, day = reservations[1 + n % 3], days[n // 20 % 2]
+        load.append(Impression(f"bench-hot-{uuid.uuid4()}", reservation, day, "JP", now_iso()))
+    return load
+
+
+def consume_until_empty(
+    env: dict[str, str], start: Barrier, done: Queue[tuple[int, float]]
+) -> None:
+    """One consumer of the beacons' group in a process of its own, as a counting run
+    reads (workers/beacons.py): rounds of a batch, a transaction each, from the start
+    shared with the other consumers until the stream holds nothing new for it; then
+    puts (impressions it counted, when it finished) on `done`."""
+    os.environ.update(env)
+    use_settings(load_settings(read_dotenv=False))
+    init_db(env["DATABASE_URL"])
+    client = redis.Redis.from_url(REDIS_URL)
+    consumer = beacons.new_consumer(client)
+    beacons.ensure_group(client)
+    start.wait(timeout=60)
+    counted = 0
+    while True:
+        done_round = beacons.consume_round(consumer, block_ms=None)
+        if not done_round.read:
+            break
+        counted += done_round.counted.impressions
+    db.close()
+    done.put((counted, time.monotonic()))
+
+
+def drain_by_consumers(accepted: Accepted, consumers: int) -> Drain:
+    """HOT_IMPRESSIONS of the hot-row load offered to the stream as beacons would, then
+    drained by `consumers` processes let go at once; the rate from their start to the
+    last one's finish. Processes, not threads: the consumers share no interpreter lock,
+    only the database's and Redis's."""
+    before = counted_impressions(accepted.reservations)
+    client = redis.Redis.from_url(REDIS_URL)
+    offered = beacons.offer_many(hot_row_load(accepted.reservations, HOT_IMPRESSIONS), client)
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(consumers + 1)
+    done: Queue[tuple[int, float]] = context.Queue()
+    processes = [
+        context.Process(target=consume_until_empty, args=(accepted.env, start, done))
+        for _ in range(consumers)
+    ]
+    for process in processes:
+        process.start()
+    try:
+        start.wait(timeout=60)
+        began = time.monotonic()
+        finished = [done.get(timeout=300) for _ in processes]
+    finally:
+        for process in processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+    seconds = max(1e-6, max(at for _, at in finished) - began)
+    counted = counted_impressions(accepted.reservations) - before
+    return Drain(counted / seconds, counted, seconds, offered)
 
 
 # The drain the impression figure measures: the one of the front in this tree (the
@@ -542,7 +679,9 @@ def drain_by_stream(accepted: Accepted) -> Drain:
 IMPRESSION_DRAIN: Callable[[Accepted], Drain] = drain_by_stream
 
 
-def start_worker(env: dict, broker: str = "web.wiring:worker", *options: str):
+def start_worker(
+    env: dict[str, str], broker: str = "web.wiring:worker", *options: str
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -562,7 +701,7 @@ def start_worker(env: dict, broker: str = "web.wiring:worker", *options: str):
     )
 
 
-def stop(process):
+def stop(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
         process.wait(timeout=20)
@@ -570,7 +709,12 @@ def stop(process):
         process.kill()
 
 
-def run_http(seconds: float, clients: int, database: str) -> None:
+def dialect() -> str:
+    return "postgresql" if is_postgres() else "sqlite"
+
+
+def run_http(seconds: float, clients: int, database: str) -> list[Figure]:
+    """The front, its drains and delays, with their anchors; the table's figures."""
     redis.Redis.from_url(REDIS_URL).flushdb()
     with tempfile.TemporaryDirectory(prefix="subsearch-bench-ads-") as tmp:
         folder = Path(tmp)
@@ -585,35 +729,117 @@ def run_http(seconds: float, clients: int, database: str) -> None:
             starts = measure_starts(env, folder)
             noop = noop_drain(broker, env)
             front = Accepted(env, broker, reservations, impressions=0)
-            endpoints, drain = run_front(front, port, seconds, clients)
+            run = run_front(front, port, seconds, clients)
+            # The same hot-row load, drained by one consumer and then by four.
+            one = drain_by_consumers(front, 1)
+            four = drain_by_consumers(front, 4)
+            target = DRAIN_TARGET[dialect()]
 
-    drain_name = "impression drain, 1 consumer"
-    print_figures(
-        [
-            *starts,
-            *endpoints,
-            Figure(
-                drain_name,
-                drain.rate,
-                "/s",
-                f"no-op drain, {WORKER_THREADS} threads",
-                noop,
-                ">= 1,000/s",
-                drain.rate >= 1000,
-            ),
-            Figure(drain_name, drain.rate, "/s", "raw upserts, 1 a transaction", raw_one),
-            Figure(drain_name, drain.rate, "/s", "raw upserts, 100 a transaction", raw_hundred),
-        ]
+    print(
+        f"hot-row load ({HOT_IN_20} in 20 on one ad, one day): {one.accepted:,} drained by 1"
+        f" consumer in {one.seconds:.2f} s = {one.rate:,.0f}/s, {four.accepted:,} by 4 in"
+        f" {four.seconds:.2f} s = {four.rate:,.0f}/s ({four.rate / one.rate:.2f}x; the front's"
+        f" 1-consumer drain: {four.rate / run.drain.rate:.2f}x)"
+    )
+    print(
+        f"beacon to report, {len(run.delays)} beacons at rest: median"
+        f" {statistics.median(run.delays) * 1000:.1f} ms, worst {max(run.delays) * 1000:.1f} ms"
+        f" (their own answers: median {statistics.median(run.answers) * 1000:.1f} ms)"
     )
     print(
         f"(database: {'PostgreSQL' if database != 'sqlite' else 'SQLite'}; worker: 1 process,"
         f" {WORKER_THREADS} threads; starts: the median of {STARTS})"
     )
+    drain_name = "impression drain, 1 consumer"
+    return [
+        *starts,
+        *run.endpoints,
+        Figure(
+            drain_name,
+            run.drain.rate,
+            "/s",
+            f"no-op drain, {WORKER_THREADS} threads",
+            noop,
+            f">= {target:,}/s",
+            run.drain.rate >= target,
+        ),
+        Figure(drain_name, run.drain.rate, "/s", "raw upserts, 1 a transaction", raw_one),
+        Figure(drain_name, run.drain.rate, "/s", "raw upserts, 100 a transaction", raw_hundred),
+        four_consumers(four, one),
+        Figure("impression drain, 4 consumers", four.rate, "/s", drain_name, run.drain.rate),
+        counted_figure("impressions counted, front", run.drain, "accepted (202)"),
+        counted_figure("impressions counted, 1 consumer", one, "offered, hot-row load"),
+        counted_figure("impressions counted, 4 consumers", four, "offered, hot-row load"),
+        Figure(
+            "clicks logged",
+            run.logged,
+            "",
+            "redirected (302)",
+            run.clicks,
+            "= redirected",
+            run.logged == run.clicks,
+        ),
+        Figure(
+            "beacon to report, worst",
+            max(run.delays) * 1000,
+            "ms",
+            "the beacon's answer, median",
+            statistics.median(run.answers) * 1000,
+            f"<= {DELAY_TARGET_SECONDS:.0f} s",
+            max(run.delays) <= DELAY_TARGET_SECONDS,
+        ),
+    ]
 
 
-def run_front(front: Accepted, port: int, seconds: float, clients: int):
-    """The load on the endpoints, then the worker's drain of what they queued; prints
-    the endpoints' table and the counts' checks; the endpoints' figures and the drain."""
+def four_consumers(four: Drain, one: Drain) -> Figure:
+    """Four consumers against one on the same load: on PostgreSQL, held to the
+    one-consumer target and FOUR_CONSUMERS_SHARE of one's rate; SQLite takes one writer
+    at a time, so its figure is there to read."""
+    name, anchor = "impression drain, 4 consumers", "same load, 1 consumer"
+    if not is_postgres():
+        return Figure(name, four.rate, "/s", anchor, one.rate)
+    target = DRAIN_TARGET["postgresql"]
+    return Figure(
+        name,
+        four.rate,
+        "/s",
+        anchor,
+        one.rate,
+        f">= {target:,}/s, >= {FOUR_CONSUMERS_SHARE}x",
+        four.rate >= target and four.rate >= FOUR_CONSUMERS_SHARE * one.rate,
+    )
+
+
+def counted_figure(name: str, drain: Drain, anchor: str) -> Figure:
+    """Counted against accepted: met only when equal (zero lost, zero double-counted)."""
+    return Figure(
+        name,
+        drain.counted,
+        "",
+        anchor,
+        drain.accepted,
+        "= accepted",
+        drain.counted == drain.accepted,
+    )
+
+
+@dataclass(frozen=True)
+class FrontRun:
+    """What run_front measured: the endpoints' figures, the drain of the impressions
+    the front accepted, the clicks it redirected and the worker logged, and each
+    beacon's delay to the report beside its own answer's time (seconds)."""
+
+    endpoints: list[Figure]
+    drain: Drain
+    clicks: int
+    logged: int
+    delays: list[float]
+    answers: list[float]
+
+
+def run_front(front: Accepted, port: int, seconds: float, clients: int) -> FrontRun:
+    """The load on the endpoints, then the worker's drain of what they queued and the
+    beacons' delays at rest; prints the endpoints' table and the counts' checks."""
     env, reservations = front.env, front.reservations
     web = subprocess.Popen(
         [
@@ -666,16 +892,16 @@ def run_front(front: Accepted, port: int, seconds: float, clients: int):
         worker = start_worker(env)
         drain = IMPRESSION_DRAIN(replace(front, impressions=accepted))
         logged, with_token = wait_for_clicks(reservations, clicks)
+        delays, answers = beacon_delays(front, port)
     finally:
         if worker:
             stop(worker)
         stop(web)
 
     base = results["trivial /api/ping"][1]
-    targets = {"/api/ads/serve": 0.7, "/api/ad-click/{id}": 0.6, "/api/ad-impression/{id}": 0.6}
     print(f"\n{'endpoint':<26} {'requests':>9} {'req/s':>9} {'p99 ms':>8} {'ratio':>7}  target")
     for name, (count, rps, p99, _) in results.items():
-        target = targets.get(name)
+        target = ENDPOINT_TARGETS.get(name)
         ratio = rps / base
         verdict = (
             "" if target is None else (f">= {target} {'meets' if ratio >= target else 'MISSES'}")
@@ -685,9 +911,11 @@ def run_front(front: Accepted, port: int, seconds: float, clients: int):
         f"(impressions used {len(tokens.used):,} view tokens: {len(urls):,} from the serve run, "
         f"{tokens.renders:,} fresh renders during the run)"
     )
+    drain_target = DRAIN_TARGET[dialect()]
     print(
         f"\nimpression drain: {drain.counted:,} counted in {drain.seconds:.2f} s = "
-        f"{drain.rate:,.0f}/s ({'meets' if drain.rate >= 1000 else 'MISSES'} the 1,000/s target)"
+        f"{drain.rate:,.0f}/s ({'meets' if drain.rate >= drain_target else 'MISSES'} the "
+        f"{drain_target:,}/s target)"
     )
     lost = accepted - drain.counted
     print(
@@ -704,13 +932,49 @@ def run_front(front: Accepted, port: int, seconds: float, clients: int):
     )
     endpoints = [
         Figure(name, results[name][1], "/s", "/api/ping", base, f">= {target}", ratio >= target)
-        for name, target in targets.items()
+        for name, target in ENDPOINT_TARGETS.items()
         for ratio in [results[name][1] / base]
     ]
-    return endpoints, drain
+    return FrontRun(endpoints, drain, clicks, logged, delays, answers)
 
 
-def wait_for_clicks(reservations: list[str], expected: int, timeout: float = 60):
+# The delay at rest: one counting run reading an empty stream, as the scheduler's
+# minute-long runs do; a beacon every second or so, each awaited in the report.
+DELAY_BEACONS = 5
+DELAY_RUN_SECONDS = 15.0
+DELAY_TIMEOUT = 30.0
+
+
+def beacon_delays(front: Accepted, port: int) -> tuple[list[float], list[float]]:
+    """Seconds from posting one impression beacon of a fresh render to the
+    reservation's report (its owner's, models/ads/reports.py) counting it, for
+    DELAY_BEACONS beacons one at a time; and each beacon's own answer (its 202)."""
+    front.broker.get_actor("count_beacons").send(DELAY_RUN_SECONDS)
+    time.sleep(2.0)  # the run has started and drained the stream: at rest
+    owner = AdReservation.get_by_id(front.reservations[0]).user_id
+    delays, answers = [], []
+    for _ in range(DELAY_BEACONS):
+        _status, body = request(port, "GET", SERVE_PATH)
+        _click, impression = served_urls([body])[0]
+        reservation_id = urlsplit(impression).path.rsplit("/", 1)[1]
+        before = advertiser_reservation(owner, reservation_id).figures.impressions
+        posted = time.perf_counter()
+        status, _body = request(port, "POST", impression)
+        answers.append(time.perf_counter() - posted)
+        if status != 202:
+            raise RuntimeError(f"a fresh impression beacon answered {status}")
+        deadline = posted + DELAY_TIMEOUT
+        while (
+            advertiser_reservation(owner, reservation_id).figures.impressions == before
+            and time.perf_counter() < deadline
+        ):
+            time.sleep(0.005)
+        delays.append(time.perf_counter() - posted)
+        time.sleep(1.0)
+    return delays, answers
+
+
+def wait_for_clicks(reservations: list[str], expected: int, timeout: float = 60) -> tuple[int, int]:
     """(clicks logged, of which with a view token) once the worker has caught up."""
     deadline = time.monotonic() + timeout
     query = AdClickLog.select().where(AdClickLog.ad_reservation.in_(reservations))
@@ -725,7 +989,7 @@ def measure_drain(
     accepted: int,
     timeout: float = 120,
     while_waiting: Callable[[], None] = lambda: None,
-):
+) -> tuple[float, int, float]:
     """Time from the first counted impression to the last (worker boot excluded)."""
     deadline = time.monotonic() + timeout
     first_seen, first_count = None, 0
@@ -804,39 +1068,68 @@ def report_rows_sql(dialect: str) -> list[str]:
     return statements
 
 
-def run_report(database: str) -> None:
-    """1M impression rows and 5M click rows over a year; time a 30-day admin report."""
+def raw_sums(start: date, end: date) -> None:
+    """The database's own sums of the rows a report of start..end reads: the daily
+    rows' impressions and the click rows, with nothing grouped or told apart."""
+    AdImpressionDaily.select(fn.SUM(AdImpressionDaily.impressions)).where(
+        AdImpressionDaily.date.between(start.isoformat(), end.isoformat())
+    ).scalar()
+    AdClickLog.select(fn.COUNT(AdClickLog.id)).where(
+        (AdClickLog.created_at >= start.isoformat())
+        & (AdClickLog.created_at < (end + timedelta(days=1)).isoformat())
+    ).scalar()
+
+
+def run_report(database: str) -> list[Figure]:
+    """1M impression rows and 5M click rows over a year; time a 30-day admin report,
+    beside the database's own sums of the same range."""
     with tempfile.TemporaryDirectory(prefix="subsearch-bench-report-") as tmp:
         env = environment(Path(tmp), 8000, database)
         with bench_database(env["DATABASE_URL"]):
             prepare(env)
             started = time.perf_counter()
             with db.atomic():
-                for sql in report_rows_sql("postgresql" if is_postgres() else "sqlite"):
+                for sql in report_rows_sql(dialect()):
                     db.execute_sql(sql)
             db.execute_sql("ANALYZE")
             print(
                 f"\nreport data: 1,022,000 impression rows and 5,000,000 click rows built in "
                 f"{time.perf_counter() - started:.1f} s"
             )
-            timings = []
+            timings, sums = [], []
             for run in range(5):
                 start = date(2026, 3, 1) + timedelta(days=30 * run)
+                end = start + timedelta(days=29)
                 began = time.perf_counter()
-                report = admin_report(start, start + timedelta(days=29))
+                raw_sums(start, end)
+                sums.append(time.perf_counter() - began)
+                began = time.perf_counter()
+                report = admin_report(start, end)
                 timings.append(time.perf_counter() - began)
     worst = max(timings)
+    met = worst < REPORT_TARGET_SECONDS
     print(
         f"30-day admin report: median {statistics.median(timings) * 1000:.0f} ms, "
         f"worst {worst * 1000:.0f} ms over 5 ranges "
-        f"({'meets' if worst < 0.5 else 'MISSES'} the 0.5 s target); "
+        f"({'meets' if met else 'MISSES'} the {REPORT_TARGET_SECONDS} s target); "
         f"{len(report.rows)} reservations, "
         f"{report.totals.figures.clicks:,} clicks ({report.totals.bot_clicks:,} bot "
         "clicks left out) in the last range"
     )
+    return [
+        Figure(
+            "30-day admin report, worst",
+            worst,
+            "s",
+            "raw sums of the range, worst",
+            max(sums),
+            f"< {REPORT_TARGET_SECONDS} s",
+            met,
+        )
+    ]
 
 
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--clients", type=int, default=16)
@@ -851,10 +1144,13 @@ def main():
     args = parser.parse_args()
     if args.database != "sqlite" and not args.database.startswith(("postgresql://", "postgres://")):
         parser.error("--database is sqlite or a postgresql:// URL")
+    figures = []
     if not args.skip_http:
-        run_http(args.seconds, args.clients, args.database)
+        figures += run_http(args.seconds, args.clients, args.database)
     if not args.skip_report:
-        run_report(args.database)
+        figures += run_report(args.database)
+    if figures:
+        print_figures(figures)
 
 
 if __name__ == "__main__":
