@@ -90,25 +90,26 @@ class DeclaredActor(Generic[P, R]):
         # Dramatiq's Actor sends through its `broker` attribute: a test points it elsewhere.
         self.dramatiq_actor.broker = broker
 
+    # What the dramatiq.Actor is built from, and so what it holds too.
     @property
     def fn(self) -> Callable[P, R]:
-        return self._fn if self._actor is None else self._actor.fn
+        return self._fn
 
     @property
     def actor_name(self) -> str:
-        return self._actor_name if self._actor is None else self._actor.actor_name
+        return self._actor_name
 
     @property
     def queue_name(self) -> str:
-        return self._queue_name if self._actor is None else self._actor.queue_name
+        return self._queue_name
 
     @property
     def priority(self) -> int:
-        return self._priority if self._actor is None else self._actor.priority
+        return self._priority
 
     @property
     def options(self) -> dict[str, Any]:
-        return self._options if self._actor is None else self._actor.options
+        return self._options
 
     def message(self, *args: P.args, **kwargs: P.kwargs) -> dramatiq.Message[R]:
         return self.dramatiq_actor.message(*args, **kwargs)
