@@ -9,7 +9,7 @@ import click
 from models.countries import usable_country
 from models.payments import PaymentError, PaymentProvider, ad_price_id, get_provider
 from tasks.ads import expire_ad_reservations, release_unpaid_ad_holds
-from web.cli.group import main, open_db
+from web.cli.group import open_db
 
 # Currencies of the countries we sell in; others name theirs with --currency.
 COUNTRY_CURRENCY = {"JP": "jpy"}
@@ -20,7 +20,7 @@ def _provider() -> PaymentProvider:
     return get_provider()
 
 
-@main.group()
+@click.group()
 def ads() -> None:
     """Direct ads."""
 

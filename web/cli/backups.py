@@ -9,12 +9,11 @@ import click
 
 from models import backup
 from models.settings import get_settings
-from web.cli.group import db
 
 BACKUP_FILE = click.Path(dir_okay=False, path_type=Path)
 
 
-@db.command("backup")
+@click.command("backup")
 @click.argument("path", type=BACKUP_FILE)
 def db_backup(path: Path) -> None:
     """Write a consistent copy of the database to PATH while the service runs.
@@ -28,7 +27,7 @@ def db_backup(path: Path) -> None:
     click.echo(f"backed up the database to {path} ({path.stat().st_size} bytes)")
 
 
-@db.command("restore")
+@click.command("restore")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace a database that already holds data.")
 def db_restore(path: Path, force: bool) -> None:

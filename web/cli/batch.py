@@ -8,10 +8,10 @@ import click
 
 from models import outbox
 from models.db import write_transaction
-from web.cli.group import main, open_db
+from web.cli.group import open_db
 
 
-@main.group()
+@click.group()
 def batch() -> None:
     """Periodic jobs."""
 

@@ -13,12 +13,12 @@ from tasks.channels import (
     refresh_channel,
     refresh_due_channels,
 )
-from web.cli.group import main, open_db, web_app
+from web.cli.group import open_db, web_app
 from web.devtools.demo import load_demo
 from web.urls import AD_PAGES
 
 
-@main.group()
+@click.group()
 def channels() -> None:
     """Channels of the video platform."""
 
@@ -46,7 +46,7 @@ def channels_refresh(channel_id: str | None, everything: bool) -> None:
         click.echo(f"enqueued refresh of {channel_id}")
 
 
-@main.group()
+@click.group()
 def sample() -> None:
     """The bundled sample data."""
 

@@ -7,19 +7,19 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import click
 import redis
 
 from models import migrations, redis_client
-from models.metrics import MULTIPROCESS_ENV, prepare_multiprocess_dir
+from models.metrics import MULTIPROCESS_ENV
 from models.settings import Settings, get_settings
 from scheduler.runner import run
 from tasks.search import EMBED_QUEUE
-from web.cli.group import main, open_db, web_app
+from web.cli.group import open_db
 from web.cli.search import set_up_index
+from web.cli.serve import metrics_folder
 from workers.actors import declared
 from workers.broker import (
     WORKER_METRICS_ENV,
@@ -33,37 +33,7 @@ from workers.redis_server import ensure_redis
 QUEUE_PREFETCH = 64
 
 
-@main.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--workers", default=2, show_default=True, type=int, help="gunicorn workers.")
-def serve(host: str, port: int, workers: int) -> None:
-    """Run the web front (gunicorn in production, Flask's server in development)."""
-    if get_settings().is_production:
-        # gunicorn's workers add their metrics up through value files in one folder,
-        # named before any of them imports prometheus_client.
-        _metrics_folder(MULTIPROCESS_ENV, "web")
-        # gunicorn's workers import the app (web.wsgi:app); this process has not loaded it
-        # (web_app names it), so the start pays for its imports once.
-        os.execvp(
-            sys.executable,
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "--logger-class",  # gunicorn's own lines in LOG_FORMAT too
-                "web.gunicorn_log.Logger",
-                "--workers",
-                str(workers),
-                "--bind",
-                f"{host}:{port}",
-                "web.wsgi:app",
-            ],
-        )
-    web_app().run(host=host, port=port, threaded=True, use_reloader=False)
-
-
-@main.command()
+@click.command()
 @click.option("--processes", default=1, show_default=True, type=int)
 @click.option("--threads", default=4, show_default=True, type=int)
 @click.option(
@@ -106,25 +76,14 @@ def worker(processes: int, threads: int, queues: tuple[str, ...]) -> None:
             os.environ[WORKER_METRICS_ENV] = f"{given}-embedder"
         port = int(os.environ.get(WORKER_METRICS_PORT_ENV) or WORKER_METRICS_PORT)
         os.environ[WORKER_METRICS_PORT_ENV] = str(port + 1)
-    folder = _metrics_folder(WORKER_METRICS_ENV, "embedder" if embedder else "worker")
+    folder = metrics_folder(WORKER_METRICS_ENV, "embedder" if embedder else "worker")
     os.environ[MULTIPROCESS_ENV] = folder
     os.environ.setdefault(WORKER_METRICS_HOST_ENV, "127.0.0.1")
     os.environ.setdefault(WORKER_METRICS_PORT_ENV, str(WORKER_METRICS_PORT))
     os.execvp(sys.executable, args)
 
 
-def _metrics_folder(variable: str, name: str) -> str:
-    """The folder `variable` names (default: one for `name` in the temporary folder),
-    emptied for this run, and set in the environment the process execs with."""
-    folder = os.environ.get(variable) or os.path.join(
-        tempfile.gettempdir(), f"subsearch-metrics-{name}"
-    )
-    prepare_multiprocess_dir(folder)
-    os.environ[variable] = folder
-    return folder
-
-
-@main.command()
+@click.command()
 @click.option("--interval", default=5.0, show_default=True, help="Seconds between rounds.")
 def scheduler(interval: float) -> None:
     """Run the scheduler: enqueue each due job of the schedule, nothing else."""
@@ -167,7 +126,7 @@ def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
 
-@main.command()
+@click.command()
 @click.option("--port", default=8000, show_default=True, type=int)
 def dev(port: int) -> None:
     """Web + worker + scheduler together, with a local Redis when none answers."""

@@ -6,7 +6,7 @@ import click
 from dramatiq.brokers.redis import RedisBroker
 
 from models import outbox
-from web.cli.group import main, open_db
+from web.cli.group import open_db
 from workers import deadletters
 from workers.broker import get_broker
 
@@ -18,7 +18,7 @@ def _broker() -> RedisBroker:
     return broker
 
 
-@main.group()
+@click.group()
 def queue() -> None:
     """Queues and dead letters."""
 

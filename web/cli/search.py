@@ -14,10 +14,10 @@ from models.ingest import refetch_all, videos_to_reindex
 from models.search import SearchError, get_engine
 from tasks.channels import fetch_video_subtitles
 from tasks.search import embed_later, index_videos
-from web.cli.group import main, open_db
+from web.cli.group import open_db
 
 
-@main.group()
+@click.group()
 def search() -> None:
     """Search-engine operations."""
 

@@ -7,10 +7,10 @@ import click
 from models.db import db as database
 from models.errors import DomainError
 from models.users import promote
-from web.cli.group import main, open_db
+from web.cli.group import open_db
 
 
-@main.group()
+@click.group()
 def users() -> None:
     """User accounts."""
 

@@ -12,7 +12,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import click
+
 from models.metrics import MULTIPROCESS_ENV
+from web.cli import main
+from web.cli.group import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -80,7 +84,9 @@ def test_a_commands_help_loads_no_web_app():
             report()
         """
     )
-    assert "web.wiring" in modules  # the group ran: settings, logging, wiring
+    assert "web.cli.serve" in modules  # the group ran and loaded the command
+    assert "web.wiring" not in modules  # serve's process wires itself, in create_app
+    assert "web.cli.processes" not in modules  # nor the other commands' modules
     assert app_modules(modules) == []
 
 
@@ -98,5 +104,38 @@ def test_serve_in_production_execs_gunicorn_without_loading_the_app(tmp_path):
         PAYMENT_BACKEND="stripe",
         **{MULTIPROCESS_ENV: str(tmp_path / "metrics")},
     )
-    assert "web.cli.processes" in modules
+    assert "web.cli.serve" in modules
+    # Only what serve uses before gunicorn: not the other commands, the wiring, the
+    # tasks or the broker, which gunicorn's workers load with the app.
+    assert not {"web.cli.processes", "web.wiring", "tasks", "dramatiq"} & modules
+    assert app_modules(modules) == []
+
+
+def test_every_named_command_is_the_command_of_that_name():
+    """The group names its commands by module: a name that no longer leads to its
+    command would fail only when an operator types it."""
+    context = click.Context(main)
+    assert main.list_commands(context) == sorted(COMMANDS)
+    for name in COMMANDS:
+        command = main.get_command(context, name)
+        assert command is not None
+        assert command.name == name
+    database = main.get_command(context, "db")
+    assert isinstance(database, click.Group)
+    assert database.list_commands(context) == ["backup", "restore", "upgrade"]
+    assert all(database.get_command(context, name) for name in ["backup", "restore", "upgrade"])
+
+
+def test_another_commands_help_wires_the_process():
+    modules = loaded_modules(
+        """
+        from web.cli import main
+        try:
+            main(["queue", "--help"])
+        except SystemExit:
+            report()
+        """
+    )
+    assert "web.wiring" in modules  # the group ran: settings, logging, wiring
+    assert "web.cli.serve" not in modules
     assert app_modules(modules) == []
