@@ -3,10 +3,11 @@ with url_for: the domain never spells a route, it is handed these."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import url_for
+from flask import request, url_for
 
 from models.search import DEFAULT_SEMANTIC_RATIO, TARGETS, SearchQuery
 from models.settings import get_settings
@@ -17,6 +18,27 @@ DEFAULT_PER_PAGE = SearchQuery(q="").per_page
 
 def public_url(endpoint: str, **values: Any) -> str:
     return get_settings().public_base_url + url_for(endpoint, **values)
+
+
+def beacon_urls(reservation_id: str, token: str) -> tuple[str, str]:
+    """The click and impression addresses of one served ad in one render. Building a
+    route is the costliest step of serving ads (two for each of four ads an answer), so
+    each reservation's pair is built once and the render's view token added to it."""
+    click, impression = _beacon_addresses(
+        get_settings().public_base_url, request.script_root, reservation_id
+    )
+    query = urlencode({"v": token})
+    return f"{click}?{query}", f"{impression}?{query}"
+
+
+@lru_cache(maxsize=4096)
+def _beacon_addresses(base: str, script_root: str, reservation_id: str) -> tuple[str, str]:
+    """A reservation's beacon addresses, for the public base and the script root they
+    are built under (both in the key: either changes them)."""
+    return (
+        base + url_for("api.ad_click", reservation_id=reservation_id),
+        base + url_for("api.ad_impression", reservation_id=reservation_id),
+    )
 
 
 class SiteAdPages:

@@ -526,3 +526,19 @@ def test_a_beacons_access_line_is_at_debug_and_a_pages_at_info(client, ad, caplo
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("DEBUG", "POST /api/ad-impression/<reservation_id> 204")
     ]
+
+
+def test_the_beacon_addresses_follow_the_script_root_and_each_render(client, ad):
+    """Each reservation's addresses are built once and reused: an app served under a
+    path prefix still gets its own, and each render its own token."""
+    plain = served(client, ad)
+    prefixed = client.get(
+        "/api/ads/serve?slot=video-detail-below-player&country=JP",
+        environ_overrides={"SCRIPT_NAME": "/subsearch"},
+    ).get_json()
+    [under_prefix] = [p["ad"] for p in prefixed["positions"] if p["ad"]]
+    assert urlsplit(plain["clickUrl"]).path == f"/api/ad-click/{ad.id}"
+    assert urlsplit(under_prefix["clickUrl"]).path == f"/subsearch/api/ad-click/{ad.id}"
+    assert urlsplit(under_prefix["impressionUrl"]).path == (f"/subsearch/api/ad-impression/{ad.id}")
+    assert token_of(under_prefix["clickUrl"]) != token_of(plain["clickUrl"])
+    assert view_tokens.verify(token_of(under_prefix["clickUrl"]), ad.id).status == "valid"

@@ -17,7 +17,7 @@ from web.api.schemas.common import (
     Response,
     text,
 )
-from web.urls import public_url
+from web.urls import beacon_urls
 
 
 class ServeParams(Query):
@@ -41,15 +41,13 @@ class ServedAd(Response):
     def of(cls, ad: DirectAd, render_id: bytes) -> ServedAd:
         """The ad as served in one render: its click and impression addresses carry the
         render's view token for this ad."""
-        token = ad.view_token(render_id)
+        click_url, impression_url = beacon_urls(ad.reservation_id, ad.view_token(render_id))
         return cls(
             reservation_id=ad.reservation_id,
             advertiser_name=ad.advertiser_name,
             image_url=ad.image_url,
-            click_url=public_url("api.ad_click", reservation_id=ad.reservation_id, v=token),
-            impression_url=public_url(
-                "api.ad_impression", reservation_id=ad.reservation_id, v=token
-            ),
+            click_url=click_url,
+            impression_url=impression_url,
         )
 
 
