@@ -589,7 +589,7 @@ def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
             price_id=price_id,
             reference_id=user_id,
             success_url=f"{base_url}/account?subscribed={plan}",
-            cancel_url=f"{base_url}/account",
+            cancel_url=f"{base_url}/account?cancelled={plan}",
             idempotency_key=f"subscribe-{user_id}-{claim}",
             expires_at=int(time.time() + CHECKOUT_TTL.total_seconds()),
         )

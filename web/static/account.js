@@ -12,38 +12,47 @@
     });
     return {ok: response.ok, body: await response.json().catch(() => ({}))};
   }
+  const tryPostJson = (url, body) => postJson(url, body).catch(() => ({ok: false, body: {}}));
+
+  // Write WORDS into a live region the page has held, empty, from the start. Emptied
+  // first and written a moment later, so the same words a second time (copied again, the
+  // same refusal again) are a change a screen reader announces again.
+  function announce(region, words) {
+    region.textContent = "";
+    if (words) setTimeout(() => { region.textContent = words; }, 50);
+  }
   document.querySelectorAll("[data-subscribe]").forEach((button) => {
     button.addEventListener("click", async () => {
-      const result = await postJson("/api/billing/checkout", {plan: button.dataset.subscribe});
+      const result = await tryPostJson("/api/billing/checkout", {plan: button.dataset.subscribe});
       if (result.ok) { window.location = result.body.checkoutUrl; return; }
-      const error = document.querySelector("[data-subscribe-error]");
-      error.textContent = errorText(result.body, t("subscribe_failed"));
-      error.hidden = false;
+      announce(document.querySelector("[data-subscribe-error]"), errorText(result.body, t("subscribe_failed")));
     });
   });
   const portal = document.querySelector("[data-portal]");
   if (portal) {
+    // Busy while the portal is asked for: aria-disabled, not disabled, which would take
+    // the keyboard's focus off the button and leave it nowhere if the answer is no.
     portal.addEventListener("click", async () => {
-      portal.disabled = true;
-      const result = await postJson("/api/billing/portal", {});
+      if (portal.getAttribute("aria-disabled") === "true") return;
+      portal.setAttribute("aria-disabled", "true");
+      const result = await tryPostJson("/api/billing/portal", {});
       if (result.ok) { window.location = result.body.portalUrl; return; }
-      portal.disabled = false;
-      const error = document.querySelector("[data-portal-error]");
-      error.textContent = errorText(result.body, t("portal_failed"));
-      error.hidden = false;
+      portal.setAttribute("aria-disabled", "false");
+      announce(document.querySelector("[data-portal-error]"), errorText(result.body, t("portal_failed")));
     });
     // Coming back from the portal (the browser's back button) finds the page as it was
-    // left, button disabled: make it usable again.
-    window.addEventListener("pageshow", () => { portal.disabled = false; });
+    // left, button busy: make it usable again.
+    window.addEventListener("pageshow", () => { portal.setAttribute("aria-disabled", "false"); });
   }
   const claim = document.getElementById("referral-claim");
   if (claim) {
     claim.addEventListener("submit", async (event) => {
       event.preventDefault();
-      const result = await postJson("/api/referrals/claim", {code: claim.code.value});
-      const message = claim.querySelector(".message");
-      message.textContent = result.ok ? t("claimed") : errorText(result.body, t("claim_failed"));
-      message.hidden = false;
+      const result = await tryPostJson("/api/referrals/claim", {code: claim.code.value});
+      // Done is news (a status); a refusal is an alert, and marks the field it is about.
+      announce(claim.querySelector("[data-claim-status]"), result.ok ? t("claimed") : "");
+      announce(claim.querySelector("[data-claim-error]"), result.ok ? "" : errorText(result.body, t("claim_failed")));
+      claim.code.setAttribute("aria-invalid", result.ok ? "false" : "true");
     });
   }
   const status = document.querySelector("[data-copy-status]");
@@ -60,10 +69,10 @@
     button.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(button.dataset.copy);
-        status.textContent = t("copied");
+        announce(status, t("copied"));
       } catch (error) {
         selectText(button);
-        status.textContent = t("copy_select");
+        announce(status, t("copy_select"));
       }
     });
   });
