@@ -2,6 +2,9 @@
 // sentences come from the page (web/templates/ads/new.html, page_text) in the reader's
 // language; API errors read through window.i18n, each beside its field. What was typed
 // is kept for the way back from a cancelled checkout (sessionStorage, this tab only).
+// The button stays focusable while the form is incomplete (aria-disabled, not disabled):
+// pressed, it says what is missing, as the server would, and moves focus to the first
+// field to fix, so a keyboard or screen reader user is never left at a dead button.
 (() => {
   const form = document.getElementById("ad-order");
   const submit = form.querySelector("button[type=submit]");
@@ -9,6 +12,7 @@
   const { t, tn } = window.i18n;
   const numbers = new Intl.NumberFormat(window.i18n.locale);
   let imageUrl = null;
+  let imageDetails = "";  // the upload's size and advice, kept with it
   let busy = false;
   const csrfToken = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
 
@@ -19,7 +23,6 @@
 
   function updateSubmit() {
     const enabled = ready() && !busy;
-    submit.disabled = !enabled;
     submit.setAttribute("aria-disabled", String(!enabled));
     submit.setAttribute("aria-busy", String(busy));
     submit.textContent = busy ? t("submitting") : idleLabel;
@@ -47,10 +50,12 @@
     control.removeAttribute("aria-describedby");
   }
 
-  function showFieldError(control, words) {
+  // `alert`: said at once (a failed upload has no summary under the button to say it).
+  function showFieldError(control, words, alert = false) {
     clearFieldError(control);
     const error = document.createElement("p");
     error.className = "field-error";
+    if (alert) error.setAttribute("role", "alert");
     error.id = `error-${control.name}`;
     error.dataset.fieldError = control.name;
     error.textContent = words;
@@ -62,27 +67,52 @@
   form.addEventListener("input", (event) => { if (event.target.name) clearFieldError(event.target); });
   form.addEventListener("change", (event) => { if (event.target.name) clearFieldError(event.target); });
 
-  // The answer's problems beside their fields, and all of them listed under the button
-  // (field name: reason), or the code's sentence when no field is named.
-  function showErrors(body) {
+  // Problems ([field path, words]) beside their fields, LINES listed under the button
+  // (an alert: said at once), and focus on the first field to fix.
+  function report(problems, lines) {
+    form.querySelectorAll("[aria-invalid]").forEach(clearFieldError);
     form.querySelectorAll("[data-field-error]").forEach((error) => error.remove());
-    const fields = Object.entries((body && body.error && body.error.fields) || {});
     let first = null;
-    for (const [path, problem] of fields) {
+    for (const [path, words] of problems) {
       const control = controlOf(path);
       if (!control) continue;
-      showFieldError(control, window.i18n.fieldProblem(problem));
+      showFieldError(control, words);
       first = first || control;
     }
     const errors = form.querySelector("[data-errors]");
-    errors.replaceChildren();
-    for (const line of window.i18n.errorLines(body, t("purchase_failed"))) {
+    errors.replaceChildren(...lines.map((line) => {
       const li = document.createElement("li");
       li.textContent = line;
-      errors.appendChild(li);
-    }
+      return li;
+    }));
     errors.hidden = false;
-    if (first) anchorOf(first).scrollIntoView({block: "center"});
+    if (first) {
+      anchorOf(first).scrollIntoView({block: "center"});
+      first.focus({preventScroll: true});
+    }
+  }
+
+  // The answer's problems beside their fields (field name: reason), or the code's
+  // sentence when no field is named.
+  function showErrors(body) {
+    const fields = Object.entries((body && body.error && body.error.fields) || {});
+    report(fields.map(([path, problem]) => [path, window.i18n.fieldProblem(problem)]),
+      window.i18n.errorLines(body, t("purchase_failed")));
+  }
+
+  // What `ready` finds missing, in the API's words for the same fields, in form order.
+  function missing() {
+    const { fieldProblem } = window.i18n;
+    const found = [];
+    if (!form.slot.value) found.push(["slot", fieldProblem("required")]);
+    if (!form.country.value) found.push(["country", fieldProblem("required")]);
+    if (!form.startMonth.value) found.push(["startMonth", fieldProblem("a month as YYYY-MM")]);
+    if (!(Number(form.months.value) >= 1)) found.push(["months", fieldProblem(`a whole number from 1 to ${form.months.max}`)]);
+    if (!form.advertiserName.value.trim()) found.push(["advertiserName", fieldProblem("required")]);
+    if (!imageUrl) found.push(["imageUrl", t("choose_image")]);
+    if (!form.redirectUrl.value.trim()) found.push(["redirectUrl", fieldProblem("required")]);
+    if (!form.consent.checked) found.push(["consent", fieldProblem("you must confirm that the ad follows the terms")]);
+    return found;
   }
 
   // --- what was typed, kept for the way back from a cancelled checkout ---------------
@@ -92,7 +122,7 @@
     "invoiceRegistrationNumber"];
 
   function keepTyped() {
-    const kept = {imageUrl, consent: form.consent.checked, imageNotes: form.querySelector("[data-image-notes]").textContent};
+    const kept = {imageUrl, consent: form.consent.checked, imageNotes: imageDetails};
     for (const name of TYPED) kept[name] = form.elements[name].value;
     try { sessionStorage.setItem(KEPT, JSON.stringify(kept)); } catch { /* private mode: nothing kept */ }
   }
@@ -119,6 +149,7 @@
         updateSubmit();
       }, {once: true});
       imageUrl = kept.imageUrl;
+      imageDetails = kept.imageNotes || "";
       img.src = kept.imageUrl;
       preview.hidden = false;
       notes.textContent = t("image_kept", {notes: kept.imageNotes || ""});
@@ -162,8 +193,13 @@
   form.image.addEventListener("change", async () => {
     const choice = ++chosen;
     imageUrl = null;
+    imageDetails = "";
     updateSubmit();
     const file = form.image.files[0];
+    const preview = form.querySelector("[data-image-preview]");
+    const notes = form.querySelector("[data-image-notes]");  // a polite live region
+    preview.hidden = true;
+    notes.textContent = file ? t("uploading") : "";
     if (!file) return;
     const data = new FormData();
     data.append("file", file);
@@ -173,26 +209,30 @@
     });
     const body = await response.json().catch(() => ({}));
     if (choice !== chosen) return;
-    const notes = form.querySelector("[data-image-notes]");
     if (!response.ok) {
       notes.textContent = "";
       const problem = body.error && body.error.fields && body.error.fields.file;
-      showFieldError(form.image, problem ? window.i18n.fieldProblem(problem) : window.i18n.errorText(body, t("upload_failed")));
+      showFieldError(form.image, problem ? window.i18n.fieldProblem(problem) : window.i18n.errorText(body, t("upload_failed")), true);
       return;
     }
     imageUrl = body.url;
-    const preview = form.querySelector("[data-image-preview]");
     preview.querySelector("img").src = body.url;
     preview.hidden = false;
     const size = `${body.width}×${body.height} ${body.format.toUpperCase()}`;
     const notesList = (body.recommendations || []).map(advice);
-    notes.textContent = notesList.length ? t("image_with_advice", {size, advice: notesList.join(" ")}) : size;
+    imageDetails = notesList.length ? t("image_with_advice", {size, advice: notesList.join(" ")}) : size;
+    notes.textContent = t("uploaded", {details: imageDetails});
     updateSubmit();
   });
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    if (!ready() || busy) return;
+    if (busy) return;
+    const gaps = missing();
+    if (gaps.length) {
+      report(gaps, gaps.map(([path, words]) => `${window.i18n.fieldName(path)}: ${words}`));
+      return;
+    }
     const payload = {
       slot: form.slot.value, country: form.country.value, startMonth: form.startMonth.value,
       months: Number(form.months.value), advertiserName: form.advertiserName.value,
@@ -222,5 +262,7 @@
     updateSubmit();
     refreshInventory();
   });
+  // Disabled in the page only for a browser without this script, which cannot send it.
+  submit.disabled = false;
   updateSubmit();
 })();

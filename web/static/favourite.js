@@ -1,6 +1,7 @@
 // Favourite toggles (templates/_favourite.html): ☆ adds the channel to the member's
 // favourites, ★ removes it, through PUT / DELETE /api/favorites/{channelId}, then every
-// toggle of that channel on the page flips (star, aria-pressed, label) without a reload.
+// toggle of that channel on the page flips (star, aria-pressed, label) without a reload,
+// and a polite status says what changed (the label alone may not be read again).
 (() => {
   const csrfToken = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
   const errorBox = () => document.querySelector("[data-favourite-error]");
@@ -11,6 +12,11 @@
     button.setAttribute("aria-label", label);
     button.title = label;
     button.querySelector(".favourite-star").textContent = on ? "★" : "☆";
+  }
+
+  function said(words) {
+    const box = document.querySelector("[data-favourite-said]");
+    if (box) box.textContent = words || "";
   }
 
   function report(problem) {
@@ -28,7 +34,8 @@
     const on = button.getAttribute("aria-pressed") !== "true";
     const same = document.querySelectorAll(
       `[data-favourite-channel="${CSS.escape(channelId)}"]`);
-    same.forEach((b) => { b.disabled = true; });
+    // aria-disabled, not disabled: a disabled button loses the keyboard's focus.
+    same.forEach((b) => b.setAttribute("aria-disabled", "true"));
     try {
       // No body, but sent as JSON with the page's token: the API takes state changes
       // only from this site's pages.
@@ -38,23 +45,26 @@
         credentials: "same-origin",
       });
       let problem = null;
+      said("");
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
         problem = window.i18n.errorText(body, failed());
       } else {
         same.forEach((b) => show(b, on));
+        said(on ? button.dataset.saidAdd : button.dataset.saidRemove);
       }
       report(problem);
     } catch (error) {
       report(failed());  // the network, not the API
     } finally {
-      same.forEach((b) => { b.disabled = false; });
+      same.forEach((b) => b.removeAttribute("aria-disabled"));
     }
   }
 
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-favourite-channel]");
-    if (!button || button.disabled) return;
+    if (!button) return;
+    if (button.getAttribute("aria-disabled") === "true") { event.preventDefault(); return; }
     event.preventDefault();
     toggle(button);
   });

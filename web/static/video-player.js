@@ -1,16 +1,52 @@
 // The video page's transcript and its embedded player, through the player's postMessage
 // protocol (no script from another host): a timestamp seeks the player instead of
 // reloading the page (its ?t= address stays the fallback without script), and the cue
-// at the player's current time is marked as it plays.
+// at the player's current time is marked as it plays. A screen reader hears a moment
+// once: the one the page opens at, the one a timestamp jumps to, never each cue as it
+// plays (video.html, data-announce).
 (() => {
-  // The unlock notice was said once: a reload or a kept address does not repeat it.
+  const player = document.querySelector("iframe[data-player]");
+  const announcer = document.querySelector("[data-announce]");
+
+  // Emptied first, so the same words twice are said twice.
+  let saying;
+  const say = (words, delay = 100) => {
+    if (!announcer || !words) return;
+    announcer.textContent = "";
+    clearTimeout(saying);
+    saying = setTimeout(() => { announcer.textContent = words; }, delay);
+  };
+
+  // A time in a video as the page writes it (web/pages/video.py, clock): m:ss, h:mm:ss.
+  const clock = (value) => {
+    const whole = Math.floor(value);
+    const [h, m, s] = [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), whole % 60];
+    const two = (n) => String(n).padStart(2, "0");
+    return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+  };
+
+  // Once the page has been read out: an unlock just done, else the moment the player
+  // starts at (a moment opened from the results). A polite region is not heard while
+  // the page loads, hence the pause.
   const here = new URL(window.location.href);
+  const unlocked = document.querySelector("[data-unlocked]");
+  const start = player ? Number(new URL(player.src).searchParams.get("start")) : 0;
+  if (unlocked) {
+    // The unlock reloaded the page: the keyboard goes on from the subtitles' heading,
+    // where the button was, not from the top of the page.
+    const heading = document.getElementById("subtitles-heading");
+    if (heading) heading.focus();
+    say(unlocked.textContent.replace(/\s+/g, " ").trim(), 500);
+  } else if (start > 0) {
+    say(i18n.t("starts_at", {time: clock(start)}), 500);
+  }
+
+  // The unlock notice was said once: a reload or a kept address does not repeat it.
   if (here.searchParams.has("unlocked")) {
     here.searchParams.delete("unlocked");
     history.replaceState(null, "", here.toString());
   }
 
-  const player = document.querySelector("iframe[data-player]");
   const cues = [...document.querySelectorAll("[data-cues] > li[data-start]")];
   if (!player || !cues.length) return;
   const origin = new URL(player.src).origin;
@@ -65,6 +101,7 @@
     send({event: "command", func: "seekTo", args: [seconds, true]});
     send({event: "command", func: "playVideo", args: []});
     mark(seconds, 0.01);
+    say(i18n.t("playing_from", {time: link.textContent.trim()}));
     history.replaceState(null, "", link.href);
   });
 })();

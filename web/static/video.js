@@ -2,6 +2,8 @@
 // they cost. One click
 // is one charge: the button is disabled while the request runs, and the request carries
 // an Idempotency-Key made for this click, so a request sent twice is charged once.
+// Disabled with aria-disabled, not `disabled`, so the keyboard's focus stays on it: after
+// a refusal the reader is where they were, the reason said (role=alert).
 (() => {
   const button = document.querySelector("[data-unlock]");
   if (!button) return;
@@ -21,8 +23,8 @@
   const OWN = ["insufficient_credits", "no_subtitles", "request_in_progress", "unauthenticated"];
 
   button.addEventListener("click", async () => {
-    if (button.disabled) return;
-    button.disabled = true;
+    if (button.getAttribute("aria-disabled") === "true") return;
+    button.setAttribute("aria-disabled", "true");
     button.setAttribute("aria-busy", "true");
     const error = document.querySelector("[data-unlock-error]");
     error.hidden = true;
@@ -39,9 +41,11 @@
     }
     if (response && response.ok) {
       // The page again with the subtitles, saying what the unlock cost and the balance
-      // left (read from the access row, so the words hold after the reload).
+      // left (read from the access row, so the words hold after the reload). Without
+      // the skip link's #main, which would take the focus from the subtitles.
       const next = new URL(window.location.href);
       next.searchParams.set("unlocked", "1");
+      next.hash = "";
       window.location.replace(next.toString());
       return;
     }
@@ -50,7 +54,7 @@
     error.textContent = OWN.includes(code) ? i18n.t(code) : i18n.errorText(body, i18n.t("unlock_failed"));
     error.hidden = false;
     document.querySelector("[data-unlock-plans]").hidden = code !== "insufficient_credits";
-    button.disabled = false;
+    button.removeAttribute("aria-disabled");
     button.removeAttribute("aria-busy");
   });
 })();

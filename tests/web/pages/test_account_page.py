@@ -55,7 +55,8 @@ def test_copy_buttons_and_a_share_link_that_fills_in_the_code(public_app):
     assert parse_qs(sign_in_at.query)["next"] == [f"/account?ref={user.referral_code}"]
     sign_in(friend_browser, make_user())
     filled = friend_browser.get(f"{target.path}?{target.query}").get_data(as_text=True)
-    assert f'autocomplete="off" value="{user.referral_code}"' in filled
+    # the claim form's code field holds the friend's code
+    assert re.search(rf'<input name="code"[^>]* value="{user.referral_code}"', filled)
 
 
 def test_the_language_and_time_zone_form_shows_the_current_choice(client):
@@ -71,7 +72,7 @@ def test_the_language_and_time_zone_form_shows_the_current_choice(client):
     assert saved.status_code == 302
     english = client.get("/account").get_data(as_text=True)
     assert "Referral code" in english and "Language and time zone" in english
-    assert '<option value="en" selected>' in english
+    assert '<option value="en" lang="en" selected>' in english
     assert '<option value="Europe/Paris" selected>' in english
 
 

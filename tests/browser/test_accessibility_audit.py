@@ -1,0 +1,139 @@
+"""The accessibility audit: axe-core on every page the width test visits, in Japanese and
+English, signed out, as a member, an advertiser and an admin, at a phone's and a
+desktop's width. A serious or critical violation fails; the rest go to the report
+(tests/browser/accessibility.py) and fail unless the README's Accessibility section
+names each one left with why."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.ads.months import add_months
+from models.credits import unlock_video
+from tests.browser.accessibility import audit, keep_in_report, not_allowed
+from tests.browser.test_page_widths import NEXT, SEARCH, reading_pages, videos
+from tests.browser.test_purchase_form import sign_in
+from tests.factories import make_admin, make_profile, make_reservation, make_user
+from tests.fixtures import drain
+from web.i18n import LOCALE_COOKIE
+
+__all__ = ["videos"]  # the width test's fixture, used here by name
+
+WIDTHS = (375, 1280)
+LANGUAGES = ("ja", "en")
+
+
+def read_in(page, site, language: str) -> None:
+    """The reader's language as the language menu keeps it (a signed-in reader's own
+    setting comes first, and is the same)."""
+    page.context.add_cookies([{"name": LOCALE_COOKIE, "value": language, "url": site}])
+
+
+def check(page, site, language: str, role: str, paths: list[str]) -> None:
+    """Audit each page at each width; fail on what must not be, report the rest."""
+    found = []
+    for path in paths:
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{site}{path}")
+            page.wait_for_load_state("load")
+            assert page.evaluate("document.documentElement.lang") == language, path
+            findings = audit(page, f"{path} ({language}, {role}, {width} px)")
+            keep_in_report(findings)
+            found += not_allowed(findings)
+    assert not found, "\n".join(finding.line() for finding in found)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_public_pages(page, site, videos, language):
+    read_in(page, site, language)
+    check(
+        page,
+        site,
+        language,
+        "signed out",
+        [*reading_pages(videos), "/login", "/advertise", "/terms"],
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_members_pages(page, site, videos, language):
+    read_in(page, site, language)
+    member = make_user(email=f"audit-member-{language}@example.jp", locale=language)
+    unlock_video(member.id, videos[1])  # its transcript
+    sign_in(page, site, member.email)
+    check(page, site, language, "member", ["/account", SEARCH, f"/videos/{videos[1]}"])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_advertisers_pages(page, site, language):
+    read_in(page, site, language)
+    advertiser = make_user(email=f"audit-ads-{language}@example.jp", locale=language)
+    profile = make_profile(advertiser)
+    waiting = make_reservation(
+        advertiser,
+        profile,
+        slot="search-result-midroll",
+        start_month=NEXT,
+        end_month=NEXT,
+        advertiser_name="待っている広告主",
+    )
+    paid = make_reservation(
+        advertiser,
+        profile,
+        slot="video-detail-below-subtitle",
+        start_month=NEXT,
+        end_month=add_months(NEXT, 2),
+        payment_intent_id=f"pi_audit_{language}",
+        advertiser_name="支払い済みの広告主",
+    )
+    sign_in(page, site, advertiser.email)
+    check(
+        page,
+        site,
+        language,
+        "advertiser",
+        ["/ads/new", "/ads", f"/ads/{paid.id}", f"/ads/{waiting.id}"],
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_admins_pages(page, site, language):
+    read_in(page, site, language)
+    admin = make_admin(email=f"audit-admin-{language}@example.jp", locale=language)
+    for position, name in enumerate(["審査待ちの広告主", "配信中の広告主"], start=1):
+        make_reservation(
+            slot="search-result-bottom",
+            position=position,
+            start_month=NEXT,
+            end_month=add_months(NEXT, 2),
+            payment_intent_id=f"pi_audit_admin_{language}_{position}",
+            advertiser_name=name,
+        )
+    sign_in(page, site, admin.email)
+    check(
+        page,
+        site,
+        language,
+        "admin",
+        ["/admin/", "/admin/ads", "/admin/ads/report", "/admin/revenue"],
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_local_checkout_and_billing_portal(page, site, stub_broker, stub_worker, language):
+    read_in(page, site, language)
+    make_user(email=f"audit-checkout-{language}@example.jp", locale=language)
+    sign_in(page, site, f"audit-checkout-{language}@example.jp")
+    page.goto(f"{site}/account")
+    page.click("[data-subscribe='plus']")
+    page.wait_for_url("**/_local-payments/checkout/**")
+    checkout = page.url.removeprefix(site)
+    check(page, site, language, "member", [checkout])
+    page.click("form[action$='/complete'] button[type=submit]")
+    page.wait_for_url("**/account?subscribed=plus")
+    drain(stub_broker, stub_worker)
+    page.goto(f"{site}/account")
+    page.click("[data-portal]")
+    page.wait_for_url("**/_local-payments/portal/**")
+    check(page, site, language, "member", [page.url.removeprefix(site)])
