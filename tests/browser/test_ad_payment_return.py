@@ -100,11 +100,16 @@ def test_a_refused_pay_button_says_why_in_words(page, site, stub_broker, stub_wo
     page.wait_for_url("**/ads/*?paid=1")
     page.goto(f"{site}/ads")
     row = page.locator("[data-own-reservations] tbody tr").first
-    row.locator("button:has-text('お支払いへ進む')").click()
+    row.locator("button:has-text('お支払いへ進む')").focus()
+    page.keyboard.press("Enter")
     error = row.locator("[data-checkout-error]")
     error.wait_for()
     assert "お支払い画面はもう開けません" in error.inner_text()
+    assert error.get_attribute("role") == "alert"
     assert row.locator("[data-resume-checkout]").count() == 0
+    # The keyboard user is not dropped to the top of the page: the focus is on the
+    # words that say why the button went.
+    assert page.evaluate("document.activeElement.matches('[data-checkout-error]')")
     keep_screenshots_at(page, "ad-list-refused")
     stub_worker.resume()
     drain(stub_broker, stub_worker)

@@ -72,6 +72,6 @@ def test_reserve_cancel_reserve_again_pay_later_and_approve(
     admin_page.goto(f"{site}/admin/ads")
     admin_page.click(f"[data-approve='{reservation.id}']")
     # approving answers in place: the result is announced, no page is loaded
-    admin_page.wait_for_function("document.querySelector('[data-result]').textContent.trim()")
+    admin_page.wait_for_function("() => document.querySelector('[data-result]').textContent.trim()")
     assert AdReservation.get_by_id(reservation.id).status == "active"
     context.close()

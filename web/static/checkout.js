@@ -5,17 +5,24 @@
 (() => {
   const { t } = window.i18n;
 
-  // A refused button says why in words beside it, never silence.
+  // A refused button says why in words beside it, never silence. The button stays
+  // focusable while it is busy (aria-disabled, not disabled, which would drop a
+  // keyboard user's focus to the page); a button that can no longer be used is removed,
+  // and the focus goes to the words that say why.
   function refused(button, body) {
     const closed = body.error && body.error.code === "checkout_closed";
     const error = button.parentElement.querySelector("[data-checkout-error]");
     error.textContent = closed ? t("checkout_closed") : window.i18n.errorText(body, t("checkout_failed"));
     error.hidden = false;
-    if (closed) button.remove(); else button.disabled = false;
+    if (!closed) { button.removeAttribute("aria-disabled"); return; }
+    const hadFocus = document.activeElement === button;
+    button.remove();
+    if (hadFocus) { error.tabIndex = -1; error.focus(); }
   }
 
   document.querySelectorAll("[data-resume-checkout]").forEach((button) => button.addEventListener("click", async () => {
-    button.disabled = true;
+    if (button.getAttribute("aria-disabled") === "true") return;  // already asking
+    button.setAttribute("aria-disabled", "true");
     let body = {};
     try {
       const response = await fetch(`/api/ads/reservations/${button.dataset.resumeCheckout}/checkout`, {
