@@ -5,6 +5,8 @@ checkout the position free now and everything typed still there."""
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from models.tables import AdReservation
 from tests.browser.test_purchase_form import fill_required, sign_in
 from tests.factories import make_profile, make_user
@@ -56,7 +58,10 @@ def test_the_consent_links_to_the_terms(page, site):
     sign_in(page, site, "terms@example.jp")
     page.goto(f"{site}/ads/new")
     link = page.locator("label.consent a[data-terms-link]")
-    assert link.inner_text() == "利用規約"
+    # It reads 利用規約, and says to a screen reader that it opens in a new tab
+    assert link.inner_text().splitlines()[0] == "利用規約"
+    expect(link).to_have_accessible_name("利用規約 （新しいタブで開きます）")
+    assert link.get_attribute("target") == "_blank"
     assert link.get_attribute("href") == "/terms"
 
 
