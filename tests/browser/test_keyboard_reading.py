@@ -94,7 +94,13 @@ def sign_in_quietly(page, site, email: str) -> None:
 
 @pytest.fixture
 def player(page):
-    """The platform's player, as an empty page of its own host (nothing leaves the machine)."""
+    """The platform's player, as an empty page of its own host (nothing leaves the
+    machine). Refused instead, its frame would show Chromium's error page, which can take
+    the focus from the page while it loads, and so a journey's first Tab."""
+    stand_in_player(page)
+
+
+def stand_in_player(page) -> None:
     page.route(
         "https://www.youtube-nocookie.com/embed/**",
         lambda route: route.fulfill(status=200, content_type="text/html", body=PLAYER),
@@ -168,7 +174,7 @@ def test_unlock_a_video_by_keyboard(page, site, walk, player, width):
     expect(page).to_have_url(re.compile(rf"/videos/{VIDEO}$"))
 
 
-def test_a_refused_unlock_keeps_the_focus_on_the_button_and_says_why(page, site):
+def test_a_refused_unlock_keeps_the_focus_on_the_button_and_says_why(page, site, player):
     """Credits spent in another tab: the refusal is said (role=alert) and the keyboard
     is still on the button, not thrown back to the top of the page."""
     member = make_user(email="keys-refused@example.jp", credit_balance=1)

@@ -13,7 +13,7 @@ import pytest
 from models.ads.months import add_months
 from models.credits import unlock_video
 from tests.browser.conftest import keep_to_site
-from tests.browser.test_keyboard_reading import sign_in_quietly
+from tests.browser.test_keyboard_reading import sign_in_quietly, stand_in_player
 from tests.browser.test_page_widths import NEXT, SEARCH, problems_at, reading_pages, videos
 from tests.factories import make_admin, make_profile, make_reservation, make_user
 from tests.fixtures import REAL_BROWSER_UA
@@ -38,6 +38,7 @@ CLIPPED = """() => [...document.body.querySelectorAll("*")].filter(el => {
 
 
 def reflow_problems(page, site, paths: list[str], width: int) -> list[str]:
+    stand_in_player(page)  # the video pages' first Tab is the page's (see `player`)
     found = []
     for path in paths:
         status = 404 if "no-such" in path else 200
