@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from models.ads.months import add_months
 from models.credits import unlock_video
 from tests.browser.accessibility import audit, keep_in_report, not_allowed
-from tests.browser.test_page_widths import NEXT, SEARCH, reading_pages, videos
+from tests.browser.test_page_widths import (
+    SEARCH,
+    admin_reservations,
+    advertiser_pages,
+    reading_pages,
+    videos,
+)
 from tests.browser.test_purchase_form import sign_in
-from tests.factories import make_admin, make_profile, make_reservation, make_user
+from tests.factories import make_admin, make_profile, make_user
 from tests.fixtures import drain
 from web.i18n import LOCALE_COOKIE
 
@@ -69,47 +74,16 @@ def test_a_members_pages(page, site, videos, language):
 def test_an_advertisers_pages(page, site, language):
     read_in(page, site, language)
     advertiser = make_user(email=f"audit-ads-{language}@example.jp", locale=language)
-    profile = make_profile(advertiser)
-    waiting = make_reservation(
-        advertiser,
-        profile,
-        slot="search-result-midroll",
-        start_month=NEXT,
-        end_month=NEXT,
-        advertiser_name="待っている広告主",
-    )
-    paid = make_reservation(
-        advertiser,
-        profile,
-        slot="video-detail-below-subtitle",
-        start_month=NEXT,
-        end_month=add_months(NEXT, 2),
-        payment_intent_id=f"pi_audit_{language}",
-        advertiser_name="支払い済みの広告主",
-    )
+    paths = advertiser_pages(advertiser, make_profile(advertiser), f"pi_audit_{language}")
     sign_in(page, site, advertiser.email)
-    check(
-        page,
-        site,
-        language,
-        "advertiser",
-        ["/ads/new", "/ads", f"/ads/{paid.id}", f"/ads/{waiting.id}"],
-    )
+    check(page, site, language, "advertiser", paths)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_an_admins_pages(page, site, language):
     read_in(page, site, language)
     admin = make_admin(email=f"audit-admin-{language}@example.jp", locale=language)
-    for position, name in enumerate(["審査待ちの広告主", "配信中の広告主"], start=1):
-        make_reservation(
-            slot="search-result-bottom",
-            position=position,
-            start_month=NEXT,
-            end_month=add_months(NEXT, 2),
-            payment_intent_id=f"pi_audit_admin_{language}_{position}",
-            advertiser_name=name,
-        )
+    admin_reservations(f"pi_audit_admin_{language}")
     sign_in(page, site, admin.email)
     check(
         page,

@@ -154,9 +154,9 @@ def test_member_pages_fit_every_width(page, site, videos):
     )
 
 
-def test_advertiser_pages_fit_every_width(page, site):
-    advertiser = make_user(email="widths-ads@example.jp")
-    profile = make_profile(advertiser, business_legal_name="株式会社とても長い名前の広告主")
+def advertiser_pages(advertiser, profile, intent: str, **paid_fields) -> list[str]:
+    """An advertiser's pages, with one reservation waiting for payment and one paid
+    (`paid_fields` change the paid one)."""
     waiting = make_reservation(
         advertiser,
         profile,
@@ -168,33 +168,48 @@ def test_advertiser_pages_fit_every_width(page, site):
     paid = make_reservation(
         advertiser,
         profile,
-        slot="video-detail-below-subtitle",
-        start_month=NEXT,
-        end_month=add_months(NEXT, 11),
-        payment_intent_id="pi_widths",
-        advertiser_name="支払い済みの広告主",
-        redirect_url=f"https://example.jp/{LONG_WORD}",
+        **{
+            "slot": "video-detail-below-subtitle",
+            "start_month": NEXT,
+            "end_month": add_months(NEXT, 2),
+            "payment_intent_id": intent,
+            "advertiser_name": "支払い済みの広告主",
+            **paid_fields,
+        },
     )
-    sign_in(page, site, advertiser.email)
-    check_pages(
-        page,
-        site,
-        ["/ads/new", "/ads", f"/ads/{paid.id}", f"/ads/{waiting.id}"],
-        shots={"/ads/new": "ads-new"},
-    )
+    return ["/ads/new", "/ads", f"/ads/{paid.id}", f"/ads/{waiting.id}"]
 
 
-def test_admin_pages_fit_every_width(page, site):
-    admin = make_admin(email="widths-admin@example.jp")
+def admin_reservations(intent: str) -> None:
+    """Two reservations for the admin's pages, one waiting for review and one running."""
     for position, name in enumerate(["審査待ちの広告主", "配信中の広告主"], start=1):
         make_reservation(
             slot="search-result-bottom",
             position=position,
             start_month=NEXT,
             end_month=add_months(NEXT, 2),
-            payment_intent_id=f"pi_admin_{position}",
+            payment_intent_id=f"{intent}_{position}",
             advertiser_name=name,
         )
+
+
+def test_advertiser_pages_fit_every_width(page, site):
+    advertiser = make_user(email="widths-ads@example.jp")
+    profile = make_profile(advertiser, business_legal_name="株式会社とても長い名前の広告主")
+    paths = advertiser_pages(
+        advertiser,
+        profile,
+        "pi_widths",
+        end_month=add_months(NEXT, 11),
+        redirect_url=f"https://example.jp/{LONG_WORD}",
+    )
+    sign_in(page, site, advertiser.email)
+    check_pages(page, site, paths, shots={"/ads/new": "ads-new"})
+
+
+def test_admin_pages_fit_every_width(page, site):
+    admin = make_admin(email="widths-admin@example.jp")
+    admin_reservations("pi_admin")
     sign_in(page, site, admin.email)
     check_pages(
         page,

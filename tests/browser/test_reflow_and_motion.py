@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-from models.ads.months import add_months
 from models.credits import unlock_video
 from tests.browser.conftest import keep_to_site
 from tests.browser.test_keyboard_reading import sign_in_quietly, stand_in_player
-from tests.browser.test_page_widths import NEXT, SEARCH, problems_at, reading_pages, videos
-from tests.factories import make_admin, make_profile, make_reservation, make_user
+from tests.browser.test_page_widths import (
+    SEARCH,
+    advertiser_pages,
+    problems_at,
+    reading_pages,
+    videos,
+)
+from tests.factories import make_admin, make_profile, make_user
 from tests.fixtures import REAL_BROWSER_UA
 
 __all__ = ["videos"]  # the width test's fixture, used here by name
@@ -122,29 +127,9 @@ def working_pages(site):
     with a reservation waiting for review and one paid."""
     admin = make_admin(email="reflow-admin@example.jp")
     profile = make_profile(admin, business_legal_name="株式会社とても長い名前の広告主")
-    waiting = make_reservation(
-        admin,
-        profile,
-        slot="search-result-midroll",
-        start_month=NEXT,
-        end_month=NEXT,
-        advertiser_name="待っている広告主",
-    )
-    paid = make_reservation(
-        admin,
-        profile,
-        slot="video-detail-below-subtitle",
-        start_month=NEXT,
-        end_month=add_months(NEXT, 2),
-        payment_intent_id="pi_reflow",
-        advertiser_name="支払い済みの広告主",
-    )
     paths = [
         "/account",
-        "/ads/new",
-        "/ads",
-        f"/ads/{paid.id}",
-        f"/ads/{waiting.id}",
+        *advertiser_pages(admin, profile, "pi_reflow"),
         "/admin/",
         "/admin/ads",
         "/admin/ads/report",
