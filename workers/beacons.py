@@ -15,6 +15,7 @@ nothing. The stream is never trimmed by length: an entry goes only once acknowle
 from __future__ import annotations
 
 import enum
+import json
 import logging
 import os
 import socket
@@ -25,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import redis
+from redis.typing import EncodableT, FieldT
 
 from models import redis_client
 from models.ads import measurement
@@ -49,11 +51,12 @@ RUN_SECONDS = 65.0
 # A consumer gone this long with nothing pending is forgotten by the group.
 FORGET_IDLE_MS = 10 * 60_000
 
-# KEYS[1] the stream; KEYS[2], for an impression only, its view token's replay key.
-# ARGV[1] the replay key's life in seconds; then the entry's fields and values.
-# Answers the new entry's id, or nil when the view token was seen already.
-OFFER = """
-if KEYS[2] and not redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[1]) then
+# KEYS[1] the stream; KEYS[2] the impression's view token's replay key. ARGV[1] the
+# replay key's life in seconds; then the entry's fields and values. Answers the new
+# entry's id, or nil when the view token was seen already. (A click has no replay key:
+# it goes on with a plain XADD.)
+OFFER_IMPRESSION = """
+if not redis.call('SET', KEYS[2], 1, 'NX', 'EX', ARGV[1]) then
   return false
 end
 return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
@@ -75,12 +78,15 @@ def offer(event: Impression | Click, client: redis.Redis | None = None) -> Hande
     fallback."""
     if client is None and not redis_client.available():
         return Handed.UNAVAILABLE
-    keys = [STREAM]
-    if isinstance(event, Impression):
-        keys.append(SEEN_KEY + event.event_id)
     try:
         target = client or redis_client.get_redis()
-        entry = target.register_script(OFFER)(keys=keys, args=[SEEN_SECONDS, *encode(event)])
+        if isinstance(event, Impression):
+            keys = [STREAM, SEEN_KEY + event.event_id]
+            script = target.register_script(OFFER_IMPRESSION)
+            flat = [part for pair in encode(event).items() for part in pair]
+            entry = script(keys=keys, args=[SEEN_SECONDS, *flat])
+        else:
+            entry = target.xadd(STREAM, encode(event))
     except redis.RedisError as error:
         redis_client.mark_down(error)
         return Handed.UNAVAILABLE
@@ -115,21 +121,27 @@ def accept_click(click: Click) -> None:
         )
 
 
-def encode(event: Impression | Click) -> list[str]:
-    """The entry's fields and values, flat: its kind, then the event's fields, a None
-    left out and a flag as 1 or 0 (readable with XRANGE as they are)."""
-    flat = ["kind", "impression" if isinstance(event, Impression) else "click"]
-    for name, value in asdict(event).items():
-        if value is None:
-            continue
-        flat += [name, ("1" if value else "0") if isinstance(value, bool) else str(value)]
-    return flat
+def encode(event: Impression | Click) -> dict[FieldT, EncodableT]:
+    """The entry's fields: its kind, and the event as a JSON object of its fields (two
+    fields whatever the event, so the hand-off sends little; readable with XRANGE)."""
+    kind = "impression" if isinstance(event, Impression) else "click"
+    body = json.dumps(vars(event), ensure_ascii=False, separators=(",", ":"))
+    return {"kind": kind, "event": body}
 
 
 def decode(fields: dict[bytes, bytes]) -> Impression | Click:
-    """The event an entry holds; KeyError or ValueError when it holds none."""
+    """The event an entry holds; KeyError, ValueError or TypeError when it holds none.
+    An entry of one field a value (a front before the JSON event) still reads."""
     values = {key.decode(): value.decode() for key, value in fields.items()}
-    if values["kind"] == "impression":
+    kind = values["kind"]
+    if kind not in ("impression", "click"):
+        raise ValueError(f"an entry of unknown kind {kind!r}")
+    if "event" in values:
+        event = json.loads(values["event"])
+        if not isinstance(event, dict):
+            raise ValueError("an entry whose event is not an object")
+        return Impression(**event) if kind == "impression" else Click(**event)
+    if kind == "impression":
         return Impression(
             values["event_id"],
             values["reservation_id"],
@@ -137,17 +149,15 @@ def decode(fields: dict[bytes, bytes]) -> Impression | Click:
             values["country"],
             values["at"],
         )
-    if values["kind"] == "click":
-        return Click(
-            values["click_id"],
-            values["reservation_id"],
-            values["country"],
-            values.get("user_agent"),
-            values["at"],
-            values.get("view_token"),
-            values.get("is_bot") == "1",
-        )
-    raise ValueError(f"an entry of unknown kind {values['kind']!r}")
+    return Click(
+        values["click_id"],
+        values["reservation_id"],
+        values["country"],
+        values.get("user_agent"),
+        values["at"],
+        values.get("view_token"),
+        values.get("is_bot") == "1",
+    )
 
 
 @dataclass

@@ -72,6 +72,47 @@ def test_an_entry_holds_the_event_as_it_was_offered(client, reservation):
     assert [beacons.decode(fields) for _, fields in client.xrange(beacons.STREAM)] == events
 
 
+def test_an_entry_is_its_kind_and_the_event_in_one_field(client, reservation):
+    # Two fields whatever the event: the hand-off sends little
+    beacons.offer(Click("c1", reservation.id, "JP", "Mozilla/5.0 (日本)", AT, "tok", True))
+    [(_, fields)] = client.xrange(beacons.STREAM)
+    assert set(fields) == {b"kind", b"event"}
+    assert fields[b"kind"] == b"click"
+    assert "Mozilla/5.0 (日本)" in fields[b"event"].decode()
+
+
+def test_entries_a_front_before_the_json_event_left_still_count(client, reservation):
+    # A rolling deploy: the old front wrote one field a value, a flag as 1 or 0
+    client.xadd(
+        beacons.STREAM,
+        {
+            "kind": "impression",
+            "event_id": "view:old",
+            "reservation_id": reservation.id,
+            "date": "2027-01-10",
+            "country": "JP",
+            "at": AT,
+        },
+    )
+    client.xadd(
+        beacons.STREAM,
+        {
+            "kind": "click",
+            "click_id": "c-old",
+            "reservation_id": reservation.id,
+            "country": "JP",
+            "at": AT,
+            "is_bot": "1",
+        },
+    )
+    beacons.offer(seen(reservation, "view:new"))
+    done = beacons.consume_round(consumer(client), block_ms=None)
+    assert done.counted == Counted(2, 1)
+    assert counted(reservation) == 2
+    click = AdClickLog.get(AdClickLog.id == "c-old")
+    assert (click.user_agent, click.view_token, click.is_bot) == (None, None, True)
+
+
 def test_with_redis_down_nothing_is_handed_on(redis_backend, reservation):
     redis_backend.connected = False
     assert beacons.offer(seen(reservation, "view:1")) is Handed.UNAVAILABLE
@@ -165,6 +206,17 @@ def test_a_consumer_does_not_claim_what_another_holds_within_the_timeout(client,
 def test_an_entry_holding_no_event_is_dropped(client, reservation):
     client.xadd(beacons.STREAM, {"kind": "unknown"})
     beacons.offer(seen(reservation, "view:1"))
+    done = beacons.consume_round(consumer(client), block_ms=None)
+    assert (done.read, done.counted.impressions) == (2, 1)
+    assert client.xlen(beacons.STREAM) == 0
+
+
+@pytest.mark.parametrize(
+    "event", ["not json", "[1, 2]", '{"event_id": "view:1"}', '{"unknown": 1}']
+)
+def test_an_entry_whose_event_does_not_read_is_dropped(client, reservation, event):
+    client.xadd(beacons.STREAM, {"kind": "impression", "event": event})
+    beacons.offer(seen(reservation, "view:2"))
     done = beacons.consume_round(consumer(client), block_ms=None)
     assert (done.read, done.counted.impressions) == (2, 1)
     assert client.xlen(beacons.STREAM) == 0
