@@ -188,13 +188,19 @@ def _security_headers(app: Flask, settings: Settings) -> None:
 
 
 def _connection_per_request(app: Flask) -> None:
+    """A request takes a connection from the pool on its first query (the database
+    connects on use) and gives it back when it ends. One that never queries (a ping, a
+    beacon on a live ad) takes none: it answers while the database is out of reach, and
+    on PostgreSQL it skips the round trip with which the pool checks a connection it
+    hands out (`SELECT 1`). A connection the thread already held is left open."""
+
     @app.before_request
-    def _open() -> None:
-        g._db_opened = db.connect(reuse_if_open=True)
+    def _note_held() -> None:
+        g._db_was_open = not db.is_closed()
 
     @app.teardown_request
     def _close(_exc: BaseException | None) -> None:
-        if g.pop("_db_opened", False) and not db.is_closed():
+        if not g.pop("_db_was_open", True) and not db.is_closed():
             db.close()
 
 
