@@ -10,6 +10,9 @@ import uuid
 from PIL import Image
 
 from models.ads.images import store_ad_image
+from models.ads.months import month_of
+from models.ads.reservations import approve
+from models.clock import utcnow
 from models.settings import load_settings
 from models.tables import (
     AdReservation,
@@ -135,6 +138,21 @@ def make_reservation(user=None, profile=None, **overrides) -> AdReservation:
     }
     values.update(overrides)
     return AdReservation.create(**values)
+
+
+def make_live_ad(**overrides) -> AdReservation:
+    """A reservation paid for and approved, live this month below the player (each
+    field overridable), as the front serves it."""
+    month = month_of(utcnow())
+    values = {
+        "slot": "video-detail-below-player",
+        "start_month": month,
+        "end_month": month,
+        "payment_intent_id": "pi",
+    }
+    reservation = make_reservation(**{**values, **overrides})
+    approve(reservation.id)
+    return reservation
 
 
 def image_bytes(width=1280, height=720, fmt="PNG") -> bytes:

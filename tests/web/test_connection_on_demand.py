@@ -12,30 +12,18 @@ import pytest
 from peewee import OperationalError
 
 from models.ads.delivery import active_reservations, clear_process_cache
-from models.ads.months import month_of
-from models.ads.reservations import approve
-from models.clock import utcnow
 from models.db import db
 from models.tables import AdClickLog
-from tests.factories import make_reservation
+from tests.factories import make_live_ad
 from tests.fixtures import drain_beacons
 
-MONTH = month_of(utcnow())
 SEEN = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0", "Edge-IPCountry": "JP"}
 
 
 @pytest.fixture
 def ad():
     clear_process_cache()
-    reservation = make_reservation(
-        slot="video-detail-below-player",
-        position=1,
-        start_month=MONTH,
-        end_month=MONTH,
-        payment_intent_id="pi",
-    )
-    approve(reservation.id)
-    return reservation
+    return make_live_ad(position=1)
 
 
 class Unreachable:

@@ -17,11 +17,9 @@ import pytest
 from models import redis_client
 from models.ads import measurement, view_tokens
 from models.ads.delivery import clear_process_cache
-from models.ads.months import month_of
-from models.ads.reservations import approve
 from models.clock import utcnow
 from models.settings import ConfigError, Settings, load_settings
-from tests.factories import make_reservation, make_user, sign_in
+from tests.factories import make_live_ad, make_user, sign_in
 from tests.fixtures import metric_changes
 from web.api.openapi import document
 from web.app import create_app
@@ -296,16 +294,7 @@ def test_rate_limits_read_from_the_environment():
 
 @pytest.fixture
 def ad():
-    month = month_of(utcnow())
-    reservation = make_reservation(
-        slot="video-detail-below-player",
-        position=2,
-        start_month=month,
-        end_month=month,
-        payment_intent_id="pi",
-        redirect_url="https://advertiser.example/",
-    )
-    approve(reservation.id)
+    reservation = make_live_ad(position=2, redirect_url="https://advertiser.example/")
     clear_process_cache()
     return reservation
 

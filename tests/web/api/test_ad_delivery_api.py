@@ -15,12 +15,17 @@ from models.ads import measurement, view_tokens
 from models.ads.delivery import clear_process_cache
 from models.ads.measurement import prune_impression_events, record_impression
 from models.ads.months import add_months, month_of
-from models.ads.reservations import approve, stop
+from models.ads.reservations import stop
 from models.clock import iso, utcnow
 from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent
 from tasks.ads import record_click
 from tasks.ads import record_impression as impression_actor
-from tests.factories import make_reservation, make_subscription, make_user, sign_in
+from tests.factories import (
+    make_live_ad,
+    make_subscription,
+    make_user,
+    sign_in,
+)
 from tests.fakes.ad_pages import PAGES
 from tests.fixtures import drain_beacons, take_messages
 
@@ -36,16 +41,7 @@ def fresh_cache():
 
 @pytest.fixture
 def ad():
-    reservation = make_reservation(
-        slot="video-detail-below-player",
-        position=2,
-        start_month=MONTH,
-        end_month=MONTH,
-        payment_intent_id="pi",
-        redirect_url="https://advertiser.example/landing?x=1",
-    )
-    approve(reservation.id)
-    return reservation
+    return make_live_ad(position=2, redirect_url="https://advertiser.example/landing?x=1")
 
 
 def run_worker(stub_broker, stub_worker):
@@ -55,16 +51,13 @@ def run_worker(stub_broker, stub_worker):
 
 
 def live(slot="video-detail-below-player", position=1, start=MONTH, end=MONTH):
-    reservation = make_reservation(
+    return make_live_ad(
         slot=slot,
         position=position,
         start_month=start,
         end_month=end,
-        payment_intent_id="pi",
         redirect_url="https://other.example/",
     )
-    approve(reservation.id)
-    return reservation
 
 
 def served(client, reservation, month=None):

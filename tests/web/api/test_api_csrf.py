@@ -11,15 +11,12 @@ from urllib.parse import urlsplit
 import pytest
 
 from models.ads.delivery import clear_process_cache
-from models.ads.months import month_of
-from models.ads.reservations import approve
-from models.clock import utcnow
 from models.payments import webhooks
 from models.tables import User, UserVideoAccess
 from tests.factories import (
     csrf_token,
     image_bytes,
-    make_reservation,
+    make_live_ad,
     make_user,
     make_video,
     sign_in,
@@ -159,15 +156,7 @@ def test_the_upload_from_another_site_is_refused_even_with_a_token(client, reade
 
 def test_the_impression_beacon_stays_open_to_any_page(client, stub_broker):
     # Given an active ad served to a page
-    month = month_of(utcnow())
-    reservation = make_reservation(
-        slot="video-detail-below-player",
-        position=1,
-        start_month=month,
-        end_month=month,
-        payment_intent_id="pi",
-    )
-    approve(reservation.id)
+    make_live_ad(position=1)
     clear_process_cache()
     sign_in(client, make_user())  # a signed-in free reader still sees ads
     served = client.get("/api/ads/serve?slot=video-detail-below-player&country=JP").get_json()

@@ -10,10 +10,7 @@ import pytest
 
 from models import ingest
 from models.ads.delivery import clear_process_cache
-from models.ads.months import month_of
-from models.ads.reservations import approve
-from models.clock import utcnow
-from tests.factories import make_reservation
+from tests.factories import make_live_ad
 from tests.fakes.platform_files import manual
 
 CH = "UChouseadshouseadshouse1"
@@ -56,16 +53,7 @@ def test_every_unsold_position_is_a_labelled_invitation_to_advertise(client, vid
 
 
 def test_a_sold_position_shows_its_ad_and_the_others_invite(client, videos):
-    month = month_of(utcnow())
-    sold = make_reservation(
-        slot="video-detail-below-player",
-        position=2,
-        start_month=month,
-        end_month=month,
-        payment_intent_id="pi",
-        advertiser_name="ラーメン太郎",
-    )
-    approve(sold.id)
+    sold = make_live_ad(position=2, advertiser_name="ラーメン太郎")
     html = client.get("/videos/house000001", headers=JP).get_data(as_text=True)
     assert f'data-reservation-id="{sold.id}"' in html
     cards = network_cards(html, "video-detail-below-player")
