@@ -102,6 +102,9 @@
   }
 
   stopDialog.addEventListener("close", async () => {
+    // A close event runs after the dialog has closed, as a task of its own: when Stop was
+    // pressed again before it ran, it is the last opening's, and the new one stands.
+    if (stopDialog.open) return;
     const id = stopping;
     stopping = null;
     if (stopDialog.returnValue !== "confirm" || !id) return;
