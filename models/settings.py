@@ -139,6 +139,9 @@ class Settings:
     # sentence-transformers (a model directory, SEARCH_EMBEDDER_PATH) or none.
     search_embedder: str = "e5-small"
     search_embedder_path: str | None = None
+    # SEARCH_MEANING_CONCURRENCY: questions of one process on their way to its model at
+    # once; past it a search by meaning is 503 search_busy (models/search/embedder.py).
+    search_meaning_concurrency: int = 2
     payment_backend: str = "local"
     payment_api_key: str | None = None
     payment_api_base: str | None = None
@@ -156,12 +159,18 @@ class Settings:
     upload_dir: str = "var/uploads"
     public_base_url: str = "http://127.0.0.1:8000"
     ad_checkout_ttl_minutes: int = 60
+    # AD_UNPAID_HOLDS_PER_MEMBER: reservations one member may hold unpaid at once, so one
+    # account cannot fill slots with checkouts it never pays (docs/ads.md).
+    ad_unpaid_holds_per_member: int = 2
     service_name: str = "subsearch"
     # SUPPORT_EMAIL: the contact address in stop notices and on the advertisers' pages;
     # required in production, else ads@<host of PUBLIC_BASE_URL>.
     support_email: str = ""
     session_days: int = 30
     queue_dead_letter_days: int = 30
+    # WORKER_POISON_DEATHS: a message that has killed this many worker processes is
+    # dead-lettered instead of run again (workers/poison.py).
+    worker_poison_deaths: int = 3
     queue_broker: str = "redis"
     dev_default_country: str | None = None
     metrics_token: str | None = None  # GET /metrics answers only with it (unset: 404)
@@ -171,6 +180,10 @@ class Settings:
     # person using the site by hand, however fast, ever sends.
     rate_limits_enabled: bool = True
     rate_limit_search: str = "60/minute;1200/hour"
+    # RATE_LIMIT_SEARCH_MEANING_COST: how many searches a search by meaning counts for in
+    # RATE_LIMIT_SEARCH (its question costs the model about what several keyword
+    # searches cost the index).
+    rate_limit_search_meaning_cost: int = 5
     rate_limit_unlock: str = "20/minute;300/hour"
     rate_limit_referral_claim: str = "5/minute;30/day"
     rate_limit_upload: str = "20/minute;200/hour"
@@ -235,6 +248,7 @@ def load_settings(
             env, "SEARCH_EMBEDDER", "e5-small", ("e5-small", "sentence-transformers", "none")
         ),
         search_embedder_path=_text(env, "SEARCH_EMBEDDER_PATH"),
+        search_meaning_concurrency=_int(env, "SEARCH_MEANING_CONCURRENCY", 2, minimum=1),
         payment_backend=_choice(
             env, "PAYMENT_BACKEND", "stripe" if production else "local", ("local", "stripe")
         ),
@@ -254,16 +268,21 @@ def load_settings(
         upload_dir=_absolute(_text(env, "UPLOAD_DIR", "var/uploads")),
         public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),
+        ad_unpaid_holds_per_member=_int(env, "AD_UNPAID_HOLDS_PER_MEMBER", 2, minimum=1),
         service_name=_text(env, "SERVICE_NAME", "subsearch"),
         support_email=_email(env, "SUPPORT_EMAIL") or "",
         session_days=_int(env, "SESSION_DAYS", 30, minimum=1),
         queue_dead_letter_days=_int(env, "QUEUE_DEAD_LETTER_DAYS", 30, minimum=1),
+        worker_poison_deaths=_int(env, "WORKER_POISON_DEATHS", 3, minimum=1),
         queue_broker=_choice(env, "QUEUE_BROKER", "redis", ("redis", "stub")),
         dev_default_country=_dev_default_country(env, app_env),
         metrics_token=_text(env, "METRICS_TOKEN"),
         log_format=_choice(env, "LOG_FORMAT", "json" if production else "text", LOG_FORMATS),
         rate_limits_enabled=_flag(env, "RATE_LIMITS_ENABLED", True),
         rate_limit_search=_rate(env, "RATE_LIMIT_SEARCH", Settings.rate_limit_search),
+        rate_limit_search_meaning_cost=_int(
+            env, "RATE_LIMIT_SEARCH_MEANING_COST", 5, minimum=1
+        ),
         rate_limit_unlock=_rate(env, "RATE_LIMIT_UNLOCK", Settings.rate_limit_unlock),
         rate_limit_referral_claim=_rate(
             env, "RATE_LIMIT_REFERRAL_CLAIM", Settings.rate_limit_referral_claim

@@ -44,7 +44,7 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedded import EmbeddedEngine
-from models.search.embedder import Embedder, embedder_for
+from models.search.embedder import Embedder, Questions, embedder_for
 from models.search.meili import MeilisearchEngine
 from models.services import Service
 from models.settings import Settings
@@ -75,7 +75,7 @@ __all__ = [
     "video_documents",
 ]
 
-_cache: dict[tuple[str, str | None, str, int, str, str | None], SearchEngine] = {}
+_cache: dict[tuple[str, str | None, str, int, str, str | None, int], SearchEngine] = {}
 
 
 # The Meilisearch engine's write lock, shared by every process of the deployment (the
@@ -107,6 +107,7 @@ def build_engine(settings: Settings) -> SearchEngine:
         settings.search_time_budget_ms,
         settings.search_embedder,
         settings.search_embedder_path,
+        settings.search_meaning_concurrency,
     )
     if key not in _cache:
         _cache[key] = _new_engine(settings)
@@ -115,6 +116,7 @@ def build_engine(settings: Settings) -> SearchEngine:
 
 def _new_engine(settings: Settings) -> SearchEngine:
     embedder = get_embedder()
+    questions = Questions(settings.search_meaning_concurrency)
     if settings.search_backend == "meilisearch":
         return MeilisearchEngine(
             settings.search_host or "",
@@ -123,9 +125,13 @@ def _new_engine(settings: Settings) -> SearchEngine:
             lock=redis_write_lock,
             time_budget_ms=settings.search_time_budget_ms,
             embedder=embedder,
+            questions=questions,
         )
     return EmbeddedEngine(
-        settings.search_path, time_budget_ms=settings.search_time_budget_ms, embedder=embedder
+        settings.search_path,
+        time_budget_ms=settings.search_time_budget_ms,
+        embedder=embedder,
+        questions=questions,
     )
 
 

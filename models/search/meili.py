@@ -84,7 +84,7 @@ from models.search.base import (
     Segment,
     VideoResults,
 )
-from models.search.embedder import Embedder, NoEmbedder
+from models.search.embedder import Embedder, NoEmbedder, Questions, vector_by
 from models.search.meili_answer import build_hit, build_video, videos_of_scan
 from models.search.meili_fields import (
     EMBEDDER,
@@ -224,8 +224,10 @@ class MeilisearchEngine:
         time_budget_ms: int = DEFAULT_TIME_BUDGET_MS,
         lock: Callable[[], AbstractContextManager[object]] | None = None,
         embedder: Embedder | None = None,
+        questions: Questions | None = None,
     ):
         self.embedder: Embedder = embedder if embedder is not None else NoEmbedder()
+        self.questions = questions or Questions()
         # The client joins paths with "/", so a trailing slash would double it.
         self._host = host.rstrip("/")
         self._api_key = api_key
@@ -527,8 +529,9 @@ class MeilisearchEngine:
         a branch are read and checked here (_scanned)."""
         plan = plan_query(query.q)
         targets = query.targets or tuple(TARGET_FIELDS)
-        vector = self._query_vector(query, plan.read)
-        with _engine_errors("searching"), self._budget() as client:
+        deadline = time.monotonic() + self.time_budget_ms / 1000
+        vector = self._query_vector(query, plan.read, deadline)
+        with _engine_errors("searching"), self._budget(deadline) as client:
             if plan.scanned:
                 found, semantic_applied = self._scanned(client(), query, plan, vector)
                 first = (query.page - 1) * query.per_page
@@ -545,11 +548,11 @@ class MeilisearchEngine:
         return SearchResults(total_hits=total, hits=hits, semantic_applied=semantic_applied)
 
     @contextmanager
-    def _budget(self) -> Iterator[Callable[[], meilisearch.Client]]:
-        """The search's time budget over all its calls: each call gets a client whose
-        timeout is what is left of it, and a call that runs out of it is SearchBusy (the
-        server did answer before: it is slow for this search, not gone)."""
-        deadline = time.monotonic() + self.time_budget_ms / 1000
+    def _budget(self, deadline: float) -> Iterator[Callable[[], meilisearch.Client]]:
+        """The search's time budget (to `deadline`, monotonic) over all its calls: each
+        call gets a client whose timeout is what is left of it, and a call that runs out
+        of it is SearchBusy (the server did answer before: it is slow for this search,
+        not gone)."""
 
         def client() -> meilisearch.Client:
             left = deadline - time.monotonic()
@@ -564,13 +567,14 @@ class MeilisearchEngine:
         except (MeilisearchTimeoutError, requests.Timeout) as error:
             raise SearchBusy(f"searching: past its {self.time_budget_ms} ms: {error}") from error
 
-    def _query_vector(self, query: SearchQuery, read: Query) -> list[float] | None:
+    def _query_vector(self, query: SearchQuery, read: Query, deadline: float) -> list[float] | None:
         """The vector of the query's words (no operators, filters or excluded words) when
-        it asks for meaning and the model is loaded (None: a keyword search). Embedded
-        before the search's time budget starts: the model's time is not the server's."""
+        it asks for meaning and the model is loaded (None: a keyword search), within the
+        search's budget: the model's time counts against it (SearchBusy past it, or when
+        the process's model already has its fill of questions)."""
         if not (query.semantic and self.embedder.loaded and read.text.strip()):
             return None
-        return json_vector(self.embedder.query(read.text))
+        return json_vector(vector_by(self.questions.submit(self.embedder, read.text), deadline))
 
     def _by_meaning_too(
         self,
@@ -658,8 +662,9 @@ class MeilisearchEngine:
         document (each branch of the query asked apart, merged here)."""
         plan = plan_query(query.q)
         targets = query.targets or tuple(TARGET_FIELDS)
-        vector = self._query_vector(query, plan.read)
-        with _engine_errors("searching"), self._budget() as client:
+        deadline = time.monotonic() + self.time_budget_ms / 1000
+        vector = self._query_vector(query, plan.read, deadline)
+        with _engine_errors("searching"), self._budget(deadline) as client:
             if plan.scanned:
                 found, semantic_applied = self._scanned(client(), query, plan, vector)
                 return videos_of_scan(found, query, targets, plan.read.terms, semantic_applied)

@@ -8,7 +8,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,14 +26,11 @@ from models.search.base import (
 )
 from models.search.embedded import hits, layout, meaning, vectors, videos
 from models.search.embedded.layout import LAYOUT_VERSION, bounds
-from models.search.embedder import Embedder, NoEmbedder
+from models.search.embedder import Embedder, NoEmbedder, Questions
 from models.search.query import parse_search
 from models.search.segments import transcript
 
 T = TypeVar("T")
-# Queries are embedded here while a hybrid search's keyword side runs. The model takes
-# one query at a time (its lock), so one thread a process is enough.
-EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
 # Pages of write-ahead log between automatic checkpoints (40 MB at 4 KiB a page).
 WAL_PAGES = 10_000
 # Virtual machine steps between two looks at a search's clock: about a millisecond of
@@ -52,10 +48,12 @@ class EmbeddedEngine:
         *,
         time_budget_ms: int = DEFAULT_TIME_BUDGET_MS,
         embedder: Embedder | None = None,
+        questions: Questions | None = None,
     ) -> None:
         self.path = path
         self.time_budget_ms = time_budget_ms
         self.embedder: Embedder = embedder or NoEmbedder()
+        self.questions = questions or Questions()
         self._local = threading.local()
         # The nearest-neighbour index's snapshot files live beside the file (none for an
         # index in memory: its delta is all there is).
@@ -141,18 +139,18 @@ class EmbeddedEngine:
             except sqlite3.Error as error:
                 raise SearchError(f"embedded index: {error}") from error
 
-    def _read(self, work: Callable[[sqlite3.Connection], T], *, budgeted: bool = False) -> T:
+    def _read(self, work: Callable[[sqlite3.Connection], T], *, deadline: float | None = None) -> T:
         """Read in one snapshot of a file laid out for this version (inside `writing`,
-        its transaction). A `budgeted` read (a search) is interrupted by SQLite once it
-        runs past the time budget: SearchBusy."""
+        its transaction). A read with a `deadline` (a search: a monotonic time) is
+        interrupted by SQLite once it runs past it: SearchBusy."""
         conn = self._db()
         if self._local.depth:
-            with self._budget(conn, budgeted):
+            with self._budget(conn, deadline):
                 return work(conn)
         try:
             conn.execute("BEGIN")
             layout.check_layout(conn)
-            with self._budget(conn, budgeted):
+            with self._budget(conn, deadline):
                 return work(conn)
         except sqlite3.Error as error:
             raise SearchError(f"embedded search: {error}") from error
@@ -160,15 +158,15 @@ class EmbeddedEngine:
             self._rollback(conn)  # a read transaction: nothing to keep
 
     @contextmanager
-    def _budget(self, conn: sqlite3.Connection, budgeted: bool) -> Iterator[None]:
-        """Past the budget, SQLite's progress handler interrupts the statement running
+    def _budget(self, conn: sqlite3.Connection, deadline: float | None) -> Iterator[None]:
+        """Past the deadline, SQLite's progress handler interrupts the statement running
         (and any later one): the worker is free again within milliseconds, whatever the
         query's shape."""
-        if not budgeted:
+        if deadline is None:
             yield
             return
-        budget = self.time_budget_ms / 1000
-        deadline = time.monotonic() + budget
+        if time.monotonic() > deadline:  # the question's vector took the whole budget
+            raise SearchBusy(f"embedded search: past its {self.time_budget_ms} ms")
         conn.set_progress_handler(lambda: time.monotonic() > deadline, BUDGET_STEPS)
         try:
             yield
@@ -235,26 +233,28 @@ class EmbeddedEngine:
     # -- reads ----------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchResults:
-        meant = self._meaning(query)
-        return self._read(lambda conn: hits.search_hits(conn, query, meant), budgeted=True)
+        deadline = self._deadline()
+        meant = self._meaning(query, deadline)
+        return self._read(lambda conn: hits.search_hits(conn, query, meant), deadline=deadline)
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
-        meant = self._meaning(query)
-        return self._read(lambda conn: videos.search_videos(conn, query, meant), budgeted=True)
+        deadline = self._deadline()
+        meant = self._meaning(query, deadline)
+        return self._read(lambda conn: videos.search_videos(conn, query, meant), deadline=deadline)
 
-    def _meaning(self, query: SearchQuery) -> meaning.Meaning | None:
-        """The vector side of a search by meaning (None: keywords only). The query is
-        embedded on the embedding thread while the keyword side reads the index; the
-        model's time is not the index's budget."""
+    def _deadline(self) -> float:
+        return time.monotonic() + self.time_budget_ms / 1000
+
+    def _meaning(self, query: SearchQuery, deadline: float) -> meaning.Meaning | None:
+        """The vector side of a search by meaning (None: keywords only). The question is
+        embedded on the process's embedding thread while the keyword side reads the
+        index, within the search's budget (SearchBusy past it, or when the process's
+        model already has its fill of questions)."""
         text = parse_search(query.q).text  # its words, without filters or exclusions
         if not (query.semantic and self.embedder.loaded and text.strip()):
             return None
-        vector = (
-            EMBEDDING.submit(self.embedder.query, text)
-            if query.sr < 1.0
-            else self.embedder.query(text)  # nothing to do meanwhile
-        )
-        return meaning.Meaning(self.nearest, vector, self.embedder.model, query.sr)
+        vector = self.questions.submit(self.embedder, text)
+        return meaning.Meaning(self.nearest, vector, self.embedder.model, query.sr, deadline)
 
     # -- vectors --------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ scales that do not compare.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import Future
@@ -19,6 +20,7 @@ from typing import TypeVar
 from models.search.embedded.filters import VideoFilter
 from models.search.embedded.layout import VIDEO_SHIFT
 from models.search.embedded.vectors import SEGMENTS, VIDEOS, NearestIndex, Vector
+from models.search.embedder import vector_by
 
 K = TypeVar("K", bound=Hashable)
 # Reciprocal rank fusion's constant (the usual 60): how much the first ranks outweigh
@@ -38,17 +40,23 @@ class Meaning:
     leave the GIL: the model's C code and SQLite), and the vector side waits for it."""
 
     def __init__(
-        self, nearest: NearestIndex, vector: Vector | Future[Vector], model: str, sr: float
+        self,
+        nearest: NearestIndex,
+        vector: Vector | Future[Vector],
+        model: str,
+        sr: float,
+        deadline: float = math.inf,
     ) -> None:
         self.nearest = nearest
         self._vector = vector
         self.model = model
         self.sr = sr
+        self.deadline = deadline  # the search's (monotonic): SearchBusy past it
 
     @property
     def vector(self) -> Vector:
         if isinstance(self._vector, Future):
-            self._vector = self._vector.result()
+            self._vector = vector_by(self._vector, self.deadline)
         return self._vector
 
     @property

@@ -3,9 +3,11 @@ worker is free again at once) and the bounds a query is held to before it runs."
 
 from __future__ import annotations
 
+import threading
 import time
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from models.search import SearchBusy, SearchQuery, meili
@@ -13,10 +15,12 @@ from models.search import bounds as search_bounds
 from models.search.base import Document
 from models.search.embedded import EmbeddedEngine
 from models.search.embedded import engine as embedded_engine
+from models.search.embedder import Questions
 from models.search.meili import MeilisearchEngine
 from tests.fakes.http import serve
 from tests.fakes.meili_server import FakeMeilisearch
-from tests.models.search.engines import stand_in
+from tests.models.search.engines import embedded_engine as new_embedded
+from tests.models.search.engines import on_stand_in, stand_in
 from tests.models.search.test_conformance import index
 from tests.models.search.test_meili_engine import SETTINGS, subtitle
 
@@ -198,3 +202,112 @@ def test_a_page_reaches_at_most_the_thousandth_result():
     assert search_bounds.depth_problem(10, 100) is None
     assert search_bounds.depth_problem(11, 100) == search_bounds.TOO_DEEP
     assert search_bounds.depth_problem(1000, 100) == search_bounds.TOO_DEEP
+
+
+# -- the question's vector: its time counts, and so does the model's line -----------------
+
+
+class SlowModel:
+    """An embedder whose model takes `seconds` a question, or until `free` is set."""
+
+    model = "slow"
+    dims = 4
+    loaded = True
+
+    def __init__(self, seconds: float = 5.0) -> None:
+        self.seconds = seconds
+        self.free = threading.Event()
+        self.asked = 0
+
+    def passages(self, texts):
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+    def query(self, text):
+        self.asked += 1
+        self.free.wait(self.seconds)
+        return np.ones(4, dtype=np.float32) / 2
+
+
+@pytest.fixture
+def slow_model():
+    model = SlowModel()
+    yield model
+    model.free.set()
+
+
+@pytest.mark.parametrize("sr", [0.5, 1.0])
+@pytest.mark.parametrize("answer", ["search", "search_videos"])
+def test_the_models_time_counts_against_the_budget_on_the_embedded_engine(
+    tmp_path, slow_model, sr, answer
+):
+    engine = next(new_embedded(tmp_path / "s.db", time_budget_ms=200, embedder=slow_model))
+    index(engine, "slow0000001", [(0, 3, "大阪の広告を見ました")])
+    started = time.monotonic()
+
+    with pytest.raises(SearchBusy):
+        getattr(engine, answer)(SearchQuery(q="大阪", semantic=True, sr=sr))
+
+    assert time.monotonic() - started < 1.0  # the budget, not the model's 5 s
+
+
+def test_the_models_time_counts_against_the_budget_on_meilisearch(url, slow_model):
+    engine = on_stand_in(url, time_budget_ms=200, embedder=slow_model)
+    started = time.monotonic()
+
+    with pytest.raises(SearchBusy):
+        engine.search(SearchQuery(q="大阪", semantic=True))
+
+    assert time.monotonic() - started < 1.0
+
+
+def test_past_the_questions_a_process_takes_at_once_a_search_by_meaning_is_busy(
+    tmp_path, slow_model
+):
+    # Given a process whose model takes one question at a time, busy with one
+    engine = next(
+        new_embedded(
+            tmp_path / "s.db", time_budget_ms=5000, embedder=slow_model, questions=Questions(1)
+        )
+    )
+    index(engine, "slow0000002", [(0, 3, "大阪の広告を見ました")])
+    first = threading.Thread(target=engine.search, args=(SearchQuery(q="大阪", semantic=True),))
+    first.start()
+    while slow_model.asked == 0:
+        time.sleep(0.01)
+
+    # When another search by meaning comes, it is refused at once, not held in line
+    started = time.monotonic()
+    with pytest.raises(SearchBusy) as busy:
+        engine.search(SearchQuery(q="京都", semantic=True))
+    assert time.monotonic() - started < 0.1 and busy.value.retry_after > 0
+    # and a keyword search goes on meanwhile
+    assert engine.search(SearchQuery(q="大阪")).total_hits == 1
+
+    # Then once the model is free, a search by meaning is taken again
+    slow_model.free.set()
+    first.join()
+    assert engine.search(SearchQuery(q="大阪", semantic=True)).semantic_applied
+
+
+def test_a_question_given_up_on_holds_its_place_until_the_model_is_done(tmp_path, slow_model):
+    engine = next(
+        new_embedded(
+            tmp_path / "s.db", time_budget_ms=100, embedder=slow_model, questions=Questions(1)
+        )
+    )
+    index(engine, "slow0000003", [(0, 3, "大阪の広告を見ました")])
+    with pytest.raises(SearchBusy):
+        engine.search(SearchQuery(q="大阪", semantic=True))
+    # the model still works on the first question: the next is refused, not queued
+    with pytest.raises(SearchBusy):
+        engine.search(SearchQuery(q="京都", semantic=True))
+    slow_model.free.set()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            engine.search(SearchQuery(q="大阪", semantic=True))
+            break
+        except SearchBusy:
+            time.sleep(0.02)
+    else:
+        pytest.fail("the place was never given back")

@@ -10,6 +10,7 @@ import pytest
 
 from models.search import get_engine
 from models.search.embedded import engine as embedded_engine
+from models.search.embedder import Questions
 from tests.models.search.test_conformance import index
 
 JAPANESE = {"Accept-Language": "ja"}
@@ -123,3 +124,27 @@ def test_the_search_page_says_how_many_ors_a_search_may_combine(client):
     assert japanese.status_code == english.status_code == 400
     assert "OR の組み合わせは16通りまで" in japanese.get_data(as_text=True)
     assert "at most 16 combinations of the sides of its ORs" in english.get_data(as_text=True)
+
+
+def test_a_search_by_meaning_past_what_the_model_takes_at_once_answers_search_busy(
+    client, indexed, monkeypatch
+):
+    # Given a process whose model has its fill of questions
+    engine = get_engine()
+    monkeypatch.setattr(engine, "questions", Questions(1))
+    taken = engine.questions._slots.acquire(blocking=False)
+    assert taken
+    try:
+        # When a search by meaning comes, on the API and on the page
+        answer = client.get("/api/search?q=大阪&semantic=1")
+        page = client.get("/search?q=大阪&semantic=1", headers=JAPANESE)
+        # and a keyword search
+        keywords = client.get("/api/search?q=大阪")
+    finally:
+        engine.questions._slots.release()
+
+    # Then the searches by meaning are told to come back, and the keyword one is answered
+    assert answer.status_code == 503 and int(answer.headers["Retry-After"]) > 0
+    assert answer.get_json()["error"]["code"] == "search_busy"
+    assert page.status_code == 503 and "検索が混み合っています" in page.get_data(as_text=True)
+    assert keywords.status_code == 200 and keywords.get_json()["totalHits"] == 1
