@@ -64,7 +64,7 @@ def ensure_index(path: Path, size: int) -> None:
     engine = EmbeddedEngine(str(path))
     engine.apply_settings()
     channels = [f"UC{n:022d}" for n in range(200)]
-    seconds, _ = build(engine, size, random.Random(size), channels)
+    seconds, _ = build(engine, size, random.Random(size), channels, None)
     engine.close()
     print(f"built in {seconds:.1f} s", flush=True)
 

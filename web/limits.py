@@ -109,7 +109,8 @@ def init_app(app: Flask, settings: Settings) -> None:
             continue
         limit = getattr(settings, f"rate_limit_{name}")
         key = client_address if name in BY_ADDRESS else client_key
-        counted = limiter.shared_limit(limit, scope=name, key_func=key)
+        cost = MeaningCost(settings.rate_limit_search_meaning_cost) if name == "search" else 1
+        counted = limiter.shared_limit(limit, scope=name, key_func=key, cost=cost)
         if isinstance(view, DeclaredView):  # the API's declaration, and so its document, says 429
             spec = view.operation
             limited = replace(spec, responses={**spec.responses, 429: ErrorBody})
@@ -118,6 +119,17 @@ def init_app(app: Flask, settings: Settings) -> None:
             # Flask types a view as sync or async, a union the limiter's generic decorator
             # cannot carry through; every view of this app is sync.
             app.view_functions[endpoint] = counted(cast(View, view))
+
+
+class MeaningCost:
+    """What a search counts for in its limit: a search by meaning `weight` searches (its
+    question costs the model about that many keyword searches' work), any other one."""
+
+    def __init__(self, weight: int) -> None:
+        self.weight = weight
+
+    def __call__(self) -> int:
+        return self.weight if request.args.get("semantic") == "1" else 1
 
 
 def retry_after() -> int:

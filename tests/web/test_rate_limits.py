@@ -132,6 +132,24 @@ def test_the_search_page_and_the_search_api_share_one_count(settings):
     assert client.get("/search?q=test").status_code == 429
 
 
+def test_a_search_by_meaning_counts_for_several_searches(settings):
+    # Given a search limit of seven a minute, where a search by meaning counts for five
+    app = app_with(settings, rate_limit_search="7/minute", rate_limit_search_meaning_cost=5)
+    client = from_address(app, "192.0.2.40")
+    # When a caller searches by meaning once, then by keywords twice
+    assert client.get("/api/search?q=test&semantic=1").status_code == 200
+    assert client.get("/search?q=test").status_code == 200
+    assert client.get("/api/search?q=test&semantic=0").status_code == 200
+    # Then the allowance is spent: neither kind of search is answered
+    assert client.get("/api/search?q=test").status_code == 429
+    assert client.get("/search?q=test&semantic=1").status_code == 429
+    # while another caller still has two searches by meaning before a keyword one
+    other = from_address(app, "192.0.2.41")
+    assert other.get("/api/search?q=test&semantic=1").status_code == 200
+    assert other.get("/api/search?q=test&semantic=1").status_code == 429
+    assert other.get("/api/search?q=test").status_code == 200
+
+
 def test_the_limit_lets_the_caller_through_again_after_the_wait(settings):
     # Given a search limit of one a second, used up
     client = from_address(app_with(settings, rate_limit_search="1/second"), "192.0.2.14")

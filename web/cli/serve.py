@@ -19,7 +19,14 @@ from web.cli.group import web_app
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=2, show_default=True, type=int, help="gunicorn workers.")
-def serve(host: str, port: int, workers: int) -> None:
+@click.option(
+    "--threads",
+    default=4,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Threads of each gunicorn worker (its gthread worker when more than one).",
+)
+def serve(host: str, port: int, workers: int, threads: int) -> None:
     """Run the web front (gunicorn in production, Flask's server in development)."""
     if get_settings().is_production:
         # gunicorn's workers add their metrics up through value files in one folder,
@@ -37,6 +44,12 @@ def serve(host: str, port: int, workers: int) -> None:
                 "web.gunicorn_log.Logger",
                 "--workers",
                 str(workers),
+                # A worker of several threads answers a ping while others wait on the
+                # embedding model or the database, and a search by meaning past what
+                # its model takes at once is refused (503 search_busy) instead of
+                # queueing every request behind it (docs/operating.md, Hostile load).
+                "--threads",
+                str(threads),
                 "--bind",
                 f"{host}:{port}",
                 "web.wsgi:app",
