@@ -172,9 +172,11 @@ def phase(base: str, addresses: int, seconds: float, label: str) -> float:
 
     def probe() -> None:
         session = requests.Session()
-        session.headers["X-Forwarded-For"] = "203.0.113.9"
+        asked = 0
         while not stop.is_set():
             started = time.monotonic()
+            asked += 1  # a visitor of its own each time: the probe is nobody's abuse
+            session.headers["X-Forwarded-For"] = f"203.0.113.{asked % 250 + 1}"
             for name, path in (("ping", "/api/ping"), ("ordinary search", ORDINARY)):
                 began = time.perf_counter()
                 try:
