@@ -272,7 +272,14 @@ class SentenceTransformerEmbedder:
         return self._encode(list(texts), PASSAGE_PREFIX)
 
     def query(self, text: str) -> Vectors:
-        return self._queries.get(text, self._embed_query)
+        return self._queries.get(self.question(text), self._embed_query)
+
+    def question(self, text: str) -> str:
+        """What the model is given of a question: cut to QUERY_TOKENS of its tokenizer's
+        (the prefix and the special tokens included), as e5-small's is."""
+        tokenizer = self._st.tokenizer
+        prefix = QUERY_PREFIX if self.prefixes else ""
+        return cut_to_tokens(text, lambda part: len(tokenizer(prefix + part)["input_ids"]))
 
     def _embed_query(self, text: str) -> Vectors:
         vector: Vectors = self._encode([text], QUERY_PREFIX)[0]

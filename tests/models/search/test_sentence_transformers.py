@@ -29,6 +29,7 @@ from models.search.embedder import (
     SentenceTransformerEmbedder,
     embedder_for,
 )
+from models.search.model_text import QUERY_TOKENS
 from models.settings import ConfigError, load_settings
 from models.vectors import passage_text
 from tests.models.search.test_conformance import documents
@@ -115,6 +116,18 @@ def test_a_query_and_a_passage_of_one_text_differ_by_the_e5_prefixes(st, model_f
     expected = raw / np.linalg.norm(raw, axis=1, keepdims=True)
     assert np.allclose(query, expected[0], atol=1e-5)
     assert np.allclose(passage, expected[1], atol=1e-5)
+
+
+def test_a_long_question_is_cut_to_what_the_model_reads(st, model_folder):
+    long = " ".join(["the cat and the dog"] * 40)
+    cut = st.question(long)
+    tokens = st._st.tokenizer(QUERY_PREFIX + cut)["input_ids"]
+    assert long.startswith(cut) and len(tokens) <= QUERY_TOKENS < len(
+        st._st.tokenizer(QUERY_PREFIX + long)["input_ids"]
+    )
+    # and its vector is the vector of what was kept
+    assert np.allclose(st.query(long), st.query(cut), atol=1e-6)
+    assert st.question("the cat") == "the cat"
 
 
 def test_the_same_text_gives_the_same_vector_alone_or_in_a_batch(st):
