@@ -21,6 +21,7 @@ malformed query raises QueryError: what is wrong, the part as typed and where it
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 from collections.abc import Iterator
@@ -42,6 +43,14 @@ DURATIONS: dict[str, tuple[int | None, int | None]] = {
 }
 # The fewest letters a prefix (word*) holds: a shorter one would match most words.
 MIN_PREFIX = 2
+# The largest length (in seconds) or view count a filter may bound by: past any video's,
+# and well inside what the engines compare exactly (SQLite's 64-bit integers,
+# Meilisearch's doubles, exact up to 2^53). A number past it is refused by name.
+MAX_NUMBER = 10**15
+# Digits (leading zeros aside) a number within MAX_NUMBER holds at most: a longer run is
+# past it without converting it (int() refuses 4,300 digits and more).
+_MAX_DIGITS = len(str(MAX_NUMBER))
+_PAST = MAX_NUMBER * 10  # the least number of more digits than that
 
 # What separates parts: any whitespace, the ideographic space included.
 _SPACE = re.compile(r"\s+")
@@ -52,7 +61,7 @@ _OPERATOR = re.compile(r"([A-Za-z]+)[:：](.*)", re.DOTALL)
 _DATE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 _LENGTH = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 _COMPARISON = re.compile(r"(>=|<=|>|<)(.+)")
-_COUNT = re.compile(r"(\d+(?:\.\d+)?)([km]?)")
+_COUNT = re.compile(r"(\d+)(?:\.(\d+))?([km]?)")
 
 
 class QueryError(ValueError):
@@ -99,6 +108,10 @@ PROBLEMS = {
     "bad_views": (
         "“{part}” at character {at}: write a view count such as views:>10000, views:<500"
         " or views:>=1.5m."
+    ),
+    "too_large": (
+        f"“{{part}}” at character {{at}} holds a number past any video's length or view"
+        f" count: a filter's bound is at most {MAX_NUMBER:,} (seconds or views)."
     ),
     "repeated_filter": (
         "“{part}” at character {at} repeats a filter given before; give each filter once"
@@ -428,10 +441,13 @@ class _Reader:
         self.seen[name] = token
 
     def _bounds(self, name: str, low: int | None, high: int | None, token: _Token) -> None:
-        """A lower and an upper bound of one number, each given at most once."""
+        """A lower and an upper bound of one number, each given at most once, each at
+        most MAX_NUMBER."""
         for bound, value in (("min", low), ("max", high)):
             if value is None:
                 continue
+            if value > MAX_NUMBER:
+                raise QueryError("too_large", token.raw, token.start + 1)
             key = f"{bound}_{name}"
             if key in self.filters:
                 raise QueryError("repeated_filter", token.raw, token.start + 1)
@@ -463,7 +479,8 @@ def _int(value: object) -> int | None:
 
 
 def _day(value: str, *, last: bool) -> date | None:
-    """The day a date names: YYYY-MM-DD, or the first (last) day of YYYY-MM or YYYY."""
+    """The day a date names: YYYY-MM-DD, or the first (last) day of YYYY-MM or YYYY;
+    None outside the calendar (year 0, month 13, 9999-99-99)."""
     found = _DATE.fullmatch(value)
     if found is None:
         return None
@@ -473,13 +490,9 @@ def _day(value: str, *, last: bool) -> date | None:
         if month is None:
             return date(year, 12, 31) if last else date(year, 1, 1)
         if day is None:
-            first = date(year, month, 1)
-            if not last:
-                return first
-            following = date(year + month // 12, month % 12 + 1, 1)
-            return following - timedelta(days=1)
+            return date(year, month, calendar.monthrange(year, month)[1] if last else 1)
         return date(year, month, day)
-    except (ValueError, OverflowError):
+    except ValueError:  # calendar.IllegalMonthError is one
         return None
 
 
@@ -503,12 +516,12 @@ def _duration(value: str) -> tuple[int | None, int | None]:
 
 def _seconds(value: str) -> int | None:
     """1h30m, 20m, 90s, or a bare number of minutes."""
-    if value.isdigit():
-        return int(value) * 60
+    if value.isdecimal():  # not isdigit(), which takes ² that int() refuses
+        return _number(value) * 60
     found = _LENGTH.fullmatch(value)
     if found is None or not any(found.groups()):
         return None
-    hours, minutes, seconds = (int(part or 0) for part in found.groups())
+    hours, minutes, seconds = (_number(part or "0") for part in found.groups())
     return hours * 3600 + minutes * 60 + seconds
 
 
@@ -516,14 +529,34 @@ def _views(value: str) -> tuple[int | None, int | None]:
     compared = _COMPARISON.fullmatch(value)
     if compared is None:
         return None, None
-    found = _COUNT.fullmatch(compared.group(2).lower().replace(",", ""))
+    count = _count(compared.group(2).lower().replace(",", ""))
+    if count is None:
+        return None, None
+    return _bound(compared.group(1), count)
+
+
+def _count(value: str) -> int | None:
+    """A view count as typed (1500, 1.5k, 2m), exactly, in digits alone; None when it is
+    no whole number (1.5, 1.0001k)."""
+    found = _COUNT.fullmatch(value)
     if found is None:
-        return None, None
-    scale = {"": 1, "k": 1_000, "m": 1_000_000}[found.group(2)]
-    count = float(found.group(1)) * scale
-    if count != int(count) or count > 10**15:
-        return None, None
-    return _bound(compared.group(1), int(count))
+        return None
+    whole, fraction, unit = found.group(1), found.group(2) or "", found.group(3)
+    scale = {"": 1, "k": 1_000, "m": 1_000_000}[unit]
+    places = len(str(scale)) - 1  # the digits a fraction may have
+    fraction = fraction.rstrip("0")
+    if len(fraction) > places:
+        return None
+    return _number(whole) * scale + _number(fraction.ljust(places, "0") or "0")
+
+
+def _number(digits: str) -> int:
+    """Decimal digits as a number; for a longer run than any number within MAX_NUMBER,
+    the least such a run can be (_PAST, past MAX_NUMBER even as `<N`'s N - 1), which is
+    refused all the same without converting thousands of digits."""
+    if len(digits.lstrip("0")) > _MAX_DIGITS:
+        return _PAST
+    return int(digits)
 
 
 def _bound(operator: str, number: int) -> tuple[int | None, int | None]:

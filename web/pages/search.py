@@ -21,7 +21,15 @@ from models.ads.months import month_of
 from models.clock import utcnow
 from models.errors import ValidationError
 from models.search import DEFAULT_SEMANTIC_RATIO, SearchQuery, bounds
-from models.search.query import DURATIONS, MIN_PREFIX, Part, QueryError, parse_search, without
+from models.search.query import (
+    DURATIONS,
+    MAX_NUMBER,
+    MIN_PREFIX,
+    Part,
+    QueryError,
+    parse_search,
+    without,
+)
 from models.subtitles import moment_snippets
 from models.tables import Channel
 from web.api.operation import parse_query
@@ -273,6 +281,10 @@ PROBLEM_WORDS = {
         "There is no word to search for: filters and words left out only narrow a"
         " search. Add the words you are looking for."
     ),
+    "too_large": lazy_gettext(
+        "“%(part)s” (character %(at)s) holds a number past any video's length or view"
+        " count: a filter's bound is at most %(max)s (seconds or views)."
+    ),
 }
 
 
@@ -282,6 +294,7 @@ def query_problem(error: QueryError) -> str:
         "part": error.part,
         "at": error.position,
         "n": MIN_PREFIX,
+        "max": number(MAX_NUMBER),
     }
 
 

@@ -114,6 +114,40 @@ def test_a_query_that_cannot_be_read_is_a_400_naming_the_part(client, q, part, p
     assert f"at character {position}" in error["fields"]["q"]
 
 
+@pytest.mark.parametrize(
+    ("q", "part"),
+    [
+        ("ラーメン duration:>99999999999999999999h", "duration:>99999999999999999999h"),
+        ("ラーメン duration:<=99999999999999999999m", "duration:<=99999999999999999999m"),
+        ("ラーメン duration:>" + "9" * 150 + "s", "duration:>" + "9" * 150 + "s"),
+        ("ラーメン views:>99999999999999999999", "views:>99999999999999999999"),
+        ("ラーメン views:<" + "9" * 180, "views:<" + "9" * 180),
+        ("ラーメン duration:>²", "duration:>²"),
+        ("ラーメン after:9999-99-99", "after:9999-99-99"),
+        ("ラーメン after:0000-01-01", "after:0000-01-01"),
+        ("ラーメン before:10000", "before:10000"),
+    ],
+)
+def test_a_number_out_of_range_in_an_operator_is_a_400_naming_it(client, indexed, q, part):
+    for params in ({}, {"groupBy": "video"}, {"sort": "newest"}):
+        answer = client.get("/api/search", query_string={"q": q, **params})
+        assert answer.status_code == 400, answer.get_data(as_text=True)[:300]
+        error = answer.get_json()["error"]
+        assert error["code"] == "invalid_request"
+        assert f"“{part}” at character 6" in error["message"]
+        assert error["fields"]["q"].endswith(f"“{part}” at character 6")
+
+
+def test_the_largest_bounds_still_search(client, indexed):
+    assert found(client, "ラーメン views:<=1000000000000000 duration:<=277777777h") == {
+        "qlManualJa1",
+        "qlAutoJa001",
+        "qlManualEn1",
+        "qlCupRamen1",
+    }
+    assert found(client, "ラーメン before:9999-12 after:0001-01") == found(client, "ラーメン")
+
+
 def test_text_that_looks_like_a_filter_is_searched_as_text(client, indexed):
     answer = client.get("/api/search", query_string={"q": "12:30 例：東京"})
     assert answer.status_code == 200

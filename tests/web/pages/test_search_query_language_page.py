@@ -355,6 +355,11 @@ UNREADABLE = {
     "filter_in_or": ("醤油 OR lang:ja", "lang:ja", 7),
     "short_prefix": ("醤油 a*", "a*", 4),
     "no_words": ("-醤油 lang:ja", "-醤油 lang:ja", 1),
+    "too_large": (
+        "醤油 duration:>99999999999999999999h",
+        "duration:>99999999999999999999h",
+        4,
+    ),
 }
 
 
@@ -403,6 +408,36 @@ def test_a_query_that_cannot_be_read_keeps_every_other_condition_even_past_a_bou
     assert 'name="target" value="subtitle" checked' not in page
     assert re.search(r'name="semantic" value="1"[^>]* checked', page)
     assert 'name="page"' not in page
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "醤油 duration:>99999999999999999999h",
+        "醤油 views:>99999999999999999999",
+        "醤油 duration:<" + "9" * 150,
+        "醤油 after:9999-99-99",
+        "醤油 after:0000-01-01",
+        "醤油 before:10000",
+    ],
+)
+def test_a_number_out_of_range_is_said_beside_the_box(client, kitchen, q):
+    answer = search(client, q, channels=KITCHEN)
+    page = html_text.unescape(answer.get_data(as_text=True))
+    assert answer.status_code == 400
+    assert box_value(answer.get_data(as_text=True)) == q
+    said = re.search(r'id="query-problem" role="alert">(.*?)</div>', page, re.S).group(1)
+    assert f"「{q.split()[1]}」（4 文字目）" in said
+    assert 'class="result"' not in page
+
+
+def test_a_number_past_any_video_is_said_in_japanese(client, kitchen):
+    ja = search(client, "醤油 views:>99999999999999999999").get_data(as_text=True)
+    assert (
+        "「views:>99999999999999999999」（4 文字目）の数が大きすぎます。どの動画の長さや"
+        "再生回数も超えています。絞り込みに使える数は 1,000,000,000,000,000（秒または回）"
+        "までです。"
+    ) in html_text.unescape(ja)
 
 
 def test_a_bad_date_is_said_in_japanese_and_in_english(client, kitchen):

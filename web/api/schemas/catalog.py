@@ -19,7 +19,7 @@ from models.search import (
     bounds,
 )
 from models.search import base as engine
-from models.search.query import QueryError, parse_search
+from models.search.query import MAX_NUMBER, QueryError, parse_search
 from web.api.schemas.common import (
     PLATFORM_ID,
     PathParams,
@@ -107,7 +107,8 @@ class SearchParams(Query):
         " `duration:>20m` / `<4m` / `>=1h30m`, `type:manual|auto`, `lang:` an ISO 639-1"
         " code of the subtitles, `views:>10000` / `views:<500`. Example:"
         ' `ラーメン -カップ "替え玉" after:2024-01-01 duration:long type:manual`. A query'
-        " that cannot be read (an unknown filter, a bad date, a lone `-`) is 400"
+        " that cannot be read (an unknown filter, a date outside the calendar, a length"
+        f" or view count past {MAX_NUMBER:,}, a lone `-`) is 400"
         " invalid_request, the message naming the part and its character position;"
         " text that only looks like a filter (12:30, 例：東京) is text.",
         examples=["ラーメン -カップ after:2024-01-01 duration:long", "うどん OR そば lang:ja"],
