@@ -4,6 +4,8 @@ an HTML page elsewhere. Internals never leak."""
 from __future__ import annotations
 
 import logging
+import string
+from urllib.parse import quote, unquote_to_bytes
 
 from flask import Flask, Response, jsonify, make_response, render_template, request
 from flask.typing import ResponseReturnValue
@@ -178,21 +180,83 @@ def handle_unexpected(error: Exception) -> tuple[Response, int] | tuple[str, int
 # sent to the database: a garbage token counts nothing, and a click still goes on.
 OPAQUE_QUERY = {"api.ad_click", "api.ad_impression"}
 
+UNREADABLE_QUERY = (
+    "The query string holds text that is not valid UTF-8 (a byte that starts no"
+    " character, or an encoded surrogate); send each parameter percent-encoded as UTF-8."
+)
+NOT_UTF8 = "not valid UTF-8 text"
+# What a parameter's name keeps as is when it is named in an answer: the rest is
+# percent-encoded, as it was (or should have been) sent.
+_NAME_SAFE = "".join(ch for ch in string.punctuation if ch != "%")
 
-def refuse_nul() -> None:
-    """A NUL in the path or the query is no id or text of ours, and PostgreSQL refuses it
-    in text: answer 400 before any view runs (before_request)."""
+
+class UnreadableAddress(ValidationError):
+    """A query string whose text is not UTF-8: each parameter holding such bytes named."""
+
+    message = UNREADABLE_QUERY
+
+
+def unreadable_parameters(query_string: bytes) -> list[str]:
+    """The parameters of a raw query string whose name or value, percent-decoded, is not
+    UTF-8 (Python's decoder refuses lone surrogates and overlong forms too). Werkzeug
+    would read them anyway, keeping such bytes percent-encoded (`?q=%FF` is the text
+    "%FF"), and fails on raw ones. Each is named as decoded, or, when its name is the
+    part that cannot be, as sent (`%FF`)."""
+    if query_string.isascii() and b"%" not in query_string:
+        return []
+    found = []
+    for pair in query_string.split(b"&"):
+        sent_name, _, sent_value = pair.replace(b"+", b" ").partition(b"=")
+        name, value = unquote_to_bytes(sent_name), unquote_to_bytes(sent_value)
+        if not _utf8(name):
+            found.append(quote(name, safe=_NAME_SAFE))
+        elif not _utf8(value):
+            found.append(name.decode())
+    return found
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def refuse_unreadable_address() -> None:
+    """Before any view runs (before_request): an address is text the app can read. A
+    NUL in the path or the query is no id or text of ours, and PostgreSQL refuses it in
+    text; a query parameter that is not UTF-8 is no text at all. Both are a 400. The
+    beacons read only a token and never fail the visitor, so their query is not held
+    to either."""
     if "\x00" in request.path:
         raise ValidationError("The address contains a NUL character.")
     if request.endpoint in OPAQUE_QUERY:
         return
+    unreadable = unreadable_parameters(request.query_string)
+    if unreadable:
+        raise UnreadableAddress(fields=dict.fromkeys(unreadable, NOT_UTF8))
     query = (text for key, values in request.args.lists() for text in (key, *values))
     if any("\x00" in text for text in query):
         raise ValidationError("The address contains a NUL character.")
 
 
+def handle_unreadable_address(error: UnreadableAddress) -> tuple[Response, int] | tuple[str, int]:
+    log.info("%s %s refused: %s", request.method, request.path, error.fields)
+    if wants_json():
+        return error_response(error.status, error.code, error.message, error.fields)
+    return _page(
+        400,
+        _(
+            "This address holds text that is not valid UTF-8, so it cannot be read."
+            " Check the link you followed, or type what you are looking for again."
+        ),
+    )
+
+
 def init_app(app: Flask) -> None:
-    app.before_request(refuse_nul)
+    app.before_request(refuse_unreadable_address)
+    app.register_error_handler(UnreadableAddress, handle_unreadable_address)
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(PaymentError, handle_payment_error)
     app.register_error_handler(SearchError, handle_search_error)

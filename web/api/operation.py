@@ -15,12 +15,14 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypedDict, TypeVar, Unpack
+from urllib.parse import parse_qsl
 
 from flask import Response, current_app, make_response, request
 from flask.typing import ResponseReturnValue
 from pydantic import BaseModel
 from pydantic import ValidationError as SchemaError
 from pydantic_core import ErrorDetails
+from werkzeug.datastructures import MultiDict
 
 from models.errors import DomainError, Forbidden, NotFound, ValidationError
 from web.api.schemas.common import ErrorBody
@@ -198,7 +200,8 @@ def parse_query(model: type[Model], *, known_only: bool = False) -> Model:
     beacons: a click must never fail the visitor) is read the same way."""
     if known_only or model.model_config.get("extra") == "ignore":
         names = {f.alias or name for name, f in model.model_fields.items()}
-        values = {key: request.args[key] for key in request.args if key in names}
+        args = _lenient_args()
+        values = {key: args[key] for key in args if key in names}
         values = {key: value for key, value in values.items() if value != ""}
     else:
         if len(request.query_string) > MAX_QUERY_BYTES:
@@ -211,6 +214,17 @@ def parse_query(model: type[Model], *, known_only: bool = False) -> Model:
         return model.model_validate(values)
     except SchemaError as error:
         raise _validation_error(error, "query") from None
+
+
+def _lenient_args() -> MultiDict[str, str]:
+    """The query's parameters, read even when its raw bytes are not UTF-8 (Werkzeug's
+    `request.args` fails then): such bytes become U+FFFD. Only the beacons get this far
+    with them; the edge refuses them everywhere else (web/errors.py)."""
+    try:
+        return request.args
+    except UnicodeDecodeError:
+        text = request.query_string.decode(errors="replace")
+        return MultiDict(parse_qsl(text, keep_blank_values=True, errors="replace"))
 
 
 def _unknown_parameters(args: Iterable[str]) -> ValidationError:
