@@ -26,6 +26,7 @@ from workers.actors import BrokerNotSetUp
 from workers.log_context import LogContext
 from workers.maintenance import QueueMaintenance
 from workers.middleware import DatabaseConnection, OutboxAck, WorkerTimeouts
+from workers.poison import PoisonGuard
 
 # Transient failures (a locked database, an unreachable provider) clear within
 # minutes; after 10 tries over about an hour the message is dead-lettered and
@@ -68,9 +69,10 @@ WORKER_METRICS_PORT_ENV = "dramatiq_prom_port"  # Dramatiq's names, lower case a
 WORKER_METRICS_HOST_ENV = "dramatiq_prom_host"
 
 
-def _middleware() -> list[dramatiq.Middleware]:
-    # LogContext first: every other middleware's lines carry the message's fields.
-    stack: list[dramatiq.Middleware] = [LogContext()]
+def _middleware(settings: Settings) -> list[dramatiq.Middleware]:
+    # LogContext first: every other middleware's lines carry the message's fields. Then
+    # PoisonGuard, which sets a message aside before any other middleware has seen it.
+    stack: list[dramatiq.Middleware] = [LogContext(), PoisonGuard(settings.worker_poison_deaths)]
     stack += [m() for m in default_middleware if m is not Retries]
     if os.environ.get(WORKER_METRICS_ENV):
         stack.append(Prometheus())
@@ -90,12 +92,12 @@ def build_broker(
     """A new broker with this service's middleware (tests build Redis ones of their own)."""
     settings = settings or get_settings()
     if stub:
-        return StubBroker(middleware=_middleware())
+        return StubBroker(middleware=_middleware(settings))
     url = redis_url or settings.redis_url
     broker = RedisBroker(
         # Sends give up after redis_client.SEND_TIMEOUT; a worker waits longer (WorkerTimeouts).
         connection_pool=redis_client.connection_pool(url, redis_client.SEND_TIMEOUT),
-        middleware=_middleware(),
+        middleware=_middleware(settings),
         heartbeat_timeout=HEARTBEAT_TIMEOUT_MS,
         dead_message_ttl=settings.queue_dead_letter_days * 86_400_000,
     )

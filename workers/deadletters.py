@@ -2,7 +2,9 @@
 
 Dramatiq's Redis broker keeps a queue's dead letters in `<ns>:<queue>.XQ`
 (Redis message ids sorted by when they died) and their bodies in
-`<ns>:<queue>.XQ.msgs`, keyed by the same ids.
+`<ns>:<queue>.XQ.msgs`, keyed by the same ids. A body is the message as it was sent
+(a worker's changes to its options stay in that worker), but for the reason the poison
+guard writes into it (workers/poison.py).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import Any, cast
 from dramatiq import Message
 from dramatiq.brokers.redis import RedisBroker
 
+from workers import poison
+
 # Options that belong to one delivery, not to the work itself.
-DELIVERY_OPTIONS = ("retries", "traceback", "redis_message_id", "eta")
+DELIVERY_OPTIONS = ("retries", "traceback", "redis_message_id", "eta", poison.REASON_OPTION)
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,18 @@ def dead_messages(broker: RedisBroker, queue: str) -> list[tuple[str, Message[An
     ]
 
 
+def reason(message: Message[Any]) -> str | None:
+    """Why the message was dead-lettered, when that was recorded (a poison message);
+    None for one that failed past its retries, which Dramatiq does not record."""
+    recorded = message.options.get(poison.REASON_OPTION)
+    return str(recorded) if recorded else None
+
+
 def requeue(
     broker: RedisBroker, *, queue: str | None = None, actor: str | None = None
 ) -> list[Message[Any]]:
-    """Send dead letters again (retry count reset), then drop them from the dead-letter set.
+    """Send dead letters again (retry count and deaths reset: workers/poison.py), then
+    drop them from the dead-letter set.
 
     A crash between the two leaves a message both queued and dead; requeueing
     it again is harmless because every actor is safe to run twice.
@@ -80,6 +92,7 @@ def requeue(
                 continue
             options = {k: v for k, v in message.options.items() if k not in DELIVERY_OPTIONS}
             fresh = dataclasses.replace(message, queue_name=name, options=options)
+            poison.forget(broker.client, [message.message_id])
             broker.enqueue(fresh)
             pipe = broker.client.pipeline()
             pipe.zrem(_key(broker, f"{name}.XQ"), redis_id)

@@ -48,11 +48,12 @@ def start_web(tmp_path):
 
 @pytest.fixture
 def start_worker(tmp_path):
-    """start_worker(processes=1, threads=2, **env) runs a Dramatiq worker over `tasks`
-    (production runs 2 processes x 8 threads)."""
+    """start_worker(processes=1, threads=2, modules=(), queues=(), **env) runs a Dramatiq
+    worker over `tasks` (on `queues` only, when given), each of its processes importing
+    `modules` too (test probes; production runs 2 processes x 8 threads)."""
     started = []
 
-    def start(processes=1, threads=2, **env):
+    def start(processes=1, threads=2, modules=(), queues=(), **env):
         log = open(tmp_path / f"worker{len(started)}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
             [
@@ -60,10 +61,12 @@ def start_worker(tmp_path):
                 "-m",
                 "dramatiq",
                 "web.wiring:worker",
+                *modules,
                 "--processes",
                 str(processes),
                 "--threads",
                 str(threads),
+                *(["--queues", *queues] if queues else []),
             ],
             cwd=ROOT,
             env={**flow_env(), **env},

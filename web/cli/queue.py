@@ -45,9 +45,10 @@ def _show_queues(broker: RedisBroker) -> None:
         click.echo(f"{row.queue:<20} {row.ready:>7} {row.delayed:>8} {row.dead:>6}")
     for row in rows:
         for _, message in deadletters.dead_messages(broker, row.queue):
+            why = deadletters.reason(message) or "none recorded (the worker log has its error)"
             click.echo(
                 f"dead {row.queue} {message.message_id} {message.actor_name}"
-                f" args={list(message.args)} kwargs={message.kwargs}"
+                f" args={list(message.args)} kwargs={message.kwargs} reason: {why}"
             )
 
 
@@ -55,6 +56,6 @@ def _show_queues(broker: RedisBroker) -> None:
 @click.option("--queue", "queue_name", help="Only this queue.")
 @click.option("--actor", help="Only messages for this actor.")
 def queue_requeue(queue_name: str | None, actor: str | None) -> None:
-    """Send dead-lettered messages again, with their retry count reset."""
+    """Send dead-lettered messages again, with their retry count and deaths reset."""
     sent = deadletters.requeue(_broker(), queue=queue_name, actor=actor)
     click.echo(f"requeued {len(sent)} message(s)")
