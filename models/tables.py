@@ -364,6 +364,11 @@ class AdClickLog(BaseModel):
     # A human click whose view token an earlier human click already carried: kept in the
     # log, left out of clicks and CTR in reports (a token counts once).
     is_repeat = IntBooleanField(default=False)
+    # Why the click's view token does not count it (models/ads/counting.py's
+    # INVALID_REASONS: missing, bad, expired, or unverified from before the reason was
+    # kept); null for a valid one. A human's invalid click is logged, left out of clicks
+    # and CTR, and shown apart in the admin report (a bot's is counted as a bot's).
+    invalid_reason = TextField(null=True)
 
     class Meta:
         table_name = "ad_click_logs"

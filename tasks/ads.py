@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import logging
 
+from dramatiq.middleware import Shutdown
+
 from models.ads import measurement
-from models.ads.counting import Click
+from models.ads.counting import legacy_click
 from models.ads.reservations import expire_ended, release_unpaid_holds
 from models.metrics import AD_EVENTS, HOLD_RELEASES
 from workers import beacons
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
+# record_click's invalid_reason when a message of an older front did not carry one.
+UNDECIDED = "undecided"
 
 
 @actor(queue_name="ads", max_retries=5)
@@ -39,12 +43,25 @@ def record_click(
     at: str,
     view_token: str | None = None,
     is_bot: bool = False,
+    invalid_reason: str | None = UNDECIDED,
 ) -> None:
     """Log one click under the id made when it arrived; a redelivery inserts nothing.
     The beacons no longer send it (they feed count_beacons' stream): it runs the
     messages queued before that change. The arguments are counting.Click's fields;
-    view_token and is_bot come last and optional, so older messages still run."""
-    click = Click(click_id, reservation_id, country, user_agent, at, view_token, is_bot)
+    view_token, is_bot and invalid_reason come last and optional, so older messages
+    still run (one without invalid_reason: counting.legacy_click)."""
+    fields = {
+        "click_id": click_id,
+        "reservation_id": reservation_id,
+        "country": country,
+        "user_agent": user_agent,
+        "at": at,
+        "view_token": view_token,
+        "is_bot": is_bot,
+    }
+    if invalid_reason != UNDECIDED:
+        fields["invalid_reason"] = invalid_reason
+    click = legacy_click(fields)
     if measurement.record_click(click):
         AD_EVENTS.labels(kind="click", stage="counted").inc()
 
@@ -58,13 +75,22 @@ def record_impression(event_id: str, reservation_id: str, date: str, country: st
         AD_EVENTS.labels(kind="impression", stage="counted").inc()
 
 
-@actor(queue_name="measure", max_retries=0)
+# notify_shutdown: when the worker is told to stop (SIGTERM), Dramatiq raises Shutdown
+# in this actor's thread (its ShutdownNotifications middleware), so a run ends within a
+# second or so instead of reading on for a minute (docs/ads.md, Counting: Stopping).
+@actor(queue_name="measure", max_retries=0, notify_shutdown=True)
 def count_beacons(seconds: float = beacons.RUN_SECONDS) -> None:
     """Count the beacons' stream for `seconds`, a batch per transaction (sent every
     minute, each run a little longer, so one always reads). Not retried: what a failed
     run held is claimed by the next one, and event ids make a second pass count nothing;
-    two runs at once share the stream."""
-    counted = beacons.consume_for(seconds)
+    two runs at once share the stream. Redis timeouts are retried inside the run
+    (workers/beacons.py). Stopped with the worker, it ends at once: entries it read but
+    had not committed stay pending, claimed and counted once by the next run."""
+    try:
+        counted = beacons.consume_for(seconds)
+    except Shutdown:
+        log.info("the worker is stopping: what this run had not committed stays pending")
+        return
     log.info("counted %d impression(s) and %d click(s)", counted.impressions, counted.clicks)
 
 

@@ -30,7 +30,7 @@ from redis.typing import EncodableT, FieldT
 
 from models import redis_client
 from models.ads import measurement
-from models.ads.counting import Click, Counted, Impression, count
+from models.ads.counting import Click, Counted, Impression, count, legacy_click
 from models.metrics import AD_EVENTS
 from models.settings import get_settings
 
@@ -48,6 +48,12 @@ BLOCK_MS = 1_000
 # How long one actor run reads: a little over the scheduler's minute, so one is always
 # reading and the next overlaps it by a few seconds (the group shares the entries).
 RUN_SECONDS = 65.0
+# Redis not answering fails a round, not the run: the next round comes after a pause
+# doubling from the first to the most, and only a Redis failing this long on end fails
+# the run (which is not retried: it is dead-lettered, and the dead-letter alert fires).
+RETRY_FIRST_SECONDS = 0.5
+RETRY_MAX_SECONDS = 4.0
+REDIS_PATIENCE_SECONDS = 30.0
 # A consumer gone this long with nothing pending is forgotten by the group.
 FORGET_IDLE_MS = 10 * 60_000
 
@@ -140,7 +146,8 @@ def decode(fields: dict[bytes, bytes]) -> Impression | Click:
         event = json.loads(values["event"])
         if not isinstance(event, dict):
             raise ValueError("an entry whose event is not an object")
-        return Impression(**event) if kind == "impression" else Click(**event)
+        # A click of an older front has no invalid_reason: counting.legacy_click.
+        return Impression(**event) if kind == "impression" else legacy_click(event)
     if kind == "impression":
         return Impression(
             values["event_id"],
@@ -149,14 +156,16 @@ def decode(fields: dict[bytes, bytes]) -> Impression | Click:
             values["country"],
             values["at"],
         )
-    return Click(
-        values["click_id"],
-        values["reservation_id"],
-        values["country"],
-        values.get("user_agent"),
-        values["at"],
-        values.get("view_token"),
-        values.get("is_bot") == "1",
+    return legacy_click(
+        {
+            "click_id": values["click_id"],
+            "reservation_id": values["reservation_id"],
+            "country": values["country"],
+            "user_agent": values.get("user_agent"),
+            "at": values["at"],
+            "view_token": values.get("view_token"),
+            "is_bot": values.get("is_bot") == "1",
+        }
     )
 
 
@@ -249,17 +258,49 @@ def consume_for(
     seconds: float, consumer: Consumer | None = None, block_ms: int | None = BLOCK_MS
 ) -> Counted:
     """Rounds until `seconds` have passed (the counting actor's run); then the consumer
-    leaves the group when it holds nothing, and so do consumers long gone."""
+    leaves the group when it holds nothing, and so do consumers long gone.
+
+    Redis not answering (a timeout, a refused or dropped connection) fails the round
+    only: what it had read stays pending, and the next round comes after a pause that
+    doubles from RETRY_FIRST_SECONDS to RETRY_MAX_SECONDS. Only a Redis failing for
+    REDIS_PATIENCE_SECONDS on end fails the run (and so alerts): a freeze of a few
+    seconds is ridden out (docs/operating.md, Faults and recovery)."""
     consumer = consumer or new_consumer()
-    ensure_group(consumer.client)
     deadline = time.monotonic() + seconds
     total = Counted()
+    grouped = False
+    failing_since: float | None = None
+    pause = RETRY_FIRST_SECONDS
     try:
         while time.monotonic() < deadline:
-            total += consume_round(consumer, block_ms).counted
+            try:
+                if not grouped:
+                    ensure_group(consumer.client)
+                    grouped = True
+                total += consume_round(consumer, block_ms).counted
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                now = time.monotonic()
+                failing_since = now if failing_since is None else failing_since
+                if now - failing_since >= REDIS_PATIENCE_SECONDS:
+                    raise
+                log.warning(
+                    "the beacon counter could not reach Redis (%s); again in %.1f s", error, pause
+                )
+                _pause(min(pause, max(0.0, deadline - now)))
+                pause = min(pause * 2, RETRY_MAX_SECONDS)
+                continue
+            failing_since, pause = None, RETRY_FIRST_SECONDS
     finally:
         _forget_idle(consumer)
     return total
+
+
+def _pause(seconds: float) -> None:
+    """Sleep in short steps: Dramatiq's shutdown notice (an exception raised in this
+    thread, tasks/ads.py) lands between two steps, not after the whole pause."""
+    until = time.monotonic() + seconds
+    while (left := until - time.monotonic()) > 0:
+        time.sleep(min(left, 0.1))
 
 
 def _claim(consumer: Consumer, batch: int) -> list[tuple[bytes, dict[bytes, bytes]]]:

@@ -23,12 +23,16 @@ from models.tables import AdClickLog, AdImpressionDaily, AdReservation, AdStopNo
 
 STATUSES = ("pending_review", "active", "stopped", "expired")
 TIMELINE_MONTHS = 13  # the current month and 12 ahead
+# A human's click whose view token was not valid (a bot's is a bot's), as the literal
+# condition of the partial index idx_ad_click_logs_invalid (migration 0018): a bound
+# parameter would not match it.
+INVALID_HUMAN = "invalid_reason IS NOT NULL AND is_bot = 0"
 
 
 @dataclass(frozen=True)
 class Figures:
-    """Impressions and clicks (bot clicks and repeats of a view token left out) over some
-    span."""
+    """Impressions and clicks (bot clicks, repeats of a view token and clicks without a
+    valid one left out) over some span."""
 
     impressions: int
     clicks: int
@@ -100,8 +104,8 @@ def tuples_of(query: ModelSelect[Any]) -> Iterable[tuple[Any, ...]]:
 
 def measurements(reservation_ids: list[str]) -> dict[str, Figures]:
     """reservation id -> (impressions, clicks) inside each reservation's contract period
-    (first day of start_month to last day of end_month, UTC), bot clicks and repeats
-    left out, in four grouped queries; so the totals equal the sum of the daily chart
+    (first day of start_month to last day of end_month, UTC), bot clicks, repeats and
+    invalid clicks left out, in five grouped queries; so the totals equal the sum of the daily chart
     and the admin report over the period. Bounds are text: dates and timestamps are fixed-width ISO
     text, and '-31' is at or after the last day of any month."""
     if not reservation_ids:
@@ -137,8 +141,13 @@ def measurements(reservation_ids: list[str]) -> dict[str, Figures]:
     # first, so a click logged in between cannot make a count negative.
     bots: dict[str, Any] = dict(tuples_of(logged.where(SQL("is_bot = 1"))))
     repeats: dict[str, Any] = dict(tuples_of(logged.where(SQL("is_repeat = 1"))))
+    # Humans' clicks whose view token was not valid: never a bot's, never a repeat.
+    invalid: dict[str, Any] = dict(tuples_of(logged.where(SQL(INVALID_HUMAN))))
     clicks = {
-        rid: int(count) - int(bots.get(rid) or 0) - int(repeats.get(rid) or 0)
+        rid: int(count)
+        - int(bots.get(rid) or 0)
+        - int(repeats.get(rid) or 0)
+        - int(invalid.get(rid) or 0)
         for rid, count in tuples_of(logged)
     }
     return {

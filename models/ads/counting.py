@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from peewee import EXCLUDED
 
@@ -24,19 +24,43 @@ ROWS_PER_STATEMENT = 500
 T = TypeVar("T")
 
 
+# Why a click is left out of the figures (docs/ads.md, Clicks): decided once, where the
+# click is taken (models/ads/measurement.py), and logged with it.
+MISSING_TOKEN = "missing_token"  # the URL carried no view token
+BAD_TOKEN = "bad_token"  # not one this service signed for this reservation
+EXPIRED_TOKEN = "expired_token"  # genuine, but older than its 30 minutes
+# Logged before the reason was recorded (migration 0018, or a message or stream entry
+# of an older front) without a genuine token: missing or forged, no telling which.
+UNVERIFIED = "unverified"
+INVALID_REASONS = (MISSING_TOKEN, BAD_TOKEN, EXPIRED_TOKEN, UNVERIFIED)
+
+
 @dataclass(frozen=True)
 class Click:
     """One click to log: the fields, names and order of the record_click message.
-    view_token and is_bot come last and optional, so messages queued before them still
-    run."""
+    view_token, is_bot and invalid_reason come last and optional, so messages queued
+    before them still run (an older front's click: `legacy_click`)."""
 
     click_id: str
     reservation_id: str
     country: str
     user_agent: str | None
     at: str
-    view_token: str | None = None  # only a genuine one
+    view_token: str | None = None  # only a genuine one (expired included)
     is_bot: bool = False
+    # Why the click does not count (INVALID_REASONS); None for a valid view token.
+    invalid_reason: str | None = None
+
+
+def legacy_click(fields: dict[str, Any]) -> Click:
+    """A click from an older front (a stream entry or a message without
+    `invalid_reason`): that front kept a token only when genuine, so one without any is
+    invalid, as migration 0018 marks the clicks it logged; one with a genuine token
+    counts as it did (its expiry was not told apart then)."""
+    click = Click(**fields)
+    if "invalid_reason" in fields or click.view_token is not None:
+        return click
+    return Click(**{**vars(click), "invalid_reason": UNVERIFIED})
 
 
 @dataclass(frozen=True)
@@ -53,8 +77,9 @@ class Impression:
 
 @dataclass(frozen=True)
 class Counted:
-    """What a batch added: impressions counted, click rows logged (a bot's or a repeat
-    included: logged, though left out of the figures). A redelivered event adds nothing."""
+    """What a batch added: impressions counted, click rows logged (a bot's, a repeat's or
+    an invalid token's included: logged, though left out of the figures). A redelivered
+    event adds nothing."""
 
     impressions: int = 0
     clicks: int = 0
@@ -123,16 +148,17 @@ def _count_impressions(impressions: Sequence[Impression]) -> int:
 
 
 def _log_clicks(clicks: Sequence[Click]) -> int:
-    """Insert the clicks not logged yet. A view token counts one click: a human click
-    whose token an earlier human click carried (logged before, or earlier in this
-    batch) is kept as a repeat. That is decided holding every token of the batch: the
+    """Insert the clicks not logged yet. A view token counts one click: a valid human
+    click whose token an earlier one carried (logged before, or earlier in this batch)
+    is kept as a repeat; an invalid click (an expired token) is never a repeat, nor
+    makes one. That is decided holding every token of the batch: the
     transaction's write lock on SQLite, a lock per token's hash on PostgreSQL (the same
     ones a single click takes), so clicks of one token in two batches at once cannot
     both be first."""
     unique = _first_of_each(clicks, lambda c: c.click_id)
     if not unique:
         return 0
-    tokened = [c for c in unique.values() if c.view_token is not None and not c.is_bot]
+    tokened = [c for c in unique.values() if _takes_token(c)]
     if tokened and is_postgres():
         _lock_tokens(sorted({f"{c.reservation_id}:{c.view_token}" for c in tokened}))
     logged = _logged_ids(list(unique))
@@ -141,7 +167,7 @@ def _log_clicks(clicks: Sequence[Click]) -> int:
     rows = []
     for click in fresh:
         repeat = False
-        if click.view_token is not None and not click.is_bot:
+        if _takes_token(click) and click.view_token is not None:
             token = (click.reservation_id, click.view_token)
             repeat = token in earlier
             earlier.add(token)
@@ -151,6 +177,11 @@ def _log_clicks(clicks: Sequence[Click]) -> int:
         query = AdClickLog.insert_many(part).on_conflict_ignore()
         added += len(list(query.returning(AdClickLog.id).tuples().execute()))
     return added
+
+
+def _takes_token(click: Click) -> bool:
+    """Whether the click may be its token's counted click (a human's, token valid)."""
+    return click.view_token is not None and not click.is_bot and click.invalid_reason is None
 
 
 def _lock_tokens(keys: list[str]) -> None:
@@ -173,7 +204,8 @@ def _logged_ids(click_ids: list[str]) -> set[str]:
 
 
 def _tokens_clicked(tokened: list[Click]) -> set[tuple[str, str]]:
-    """Which (reservation, token) pairs of these clicks a human click already carried."""
+    """Which (reservation, token) pairs of these clicks a valid human click already
+    carried."""
     wanted = {(c.reservation_id, c.view_token) for c in tokened if c.view_token is not None}
     found: set[tuple[str, str]] = set()
     reservations = sorted({reservation for reservation, _ in wanted})
@@ -184,6 +216,7 @@ def _tokens_clicked(tokened: list[Click]) -> set[tuple[str, str]]:
                 AdClickLog.ad_reservation.in_(reservations)
                 & AdClickLog.view_token.in_(part)
                 & (AdClickLog.is_bot == False)  # noqa: E712 (SQL, not Python)
+                & AdClickLog.invalid_reason.is_null()
             )
             .distinct()
         )
@@ -203,6 +236,7 @@ def _click_row(click: Click, is_repeat: bool) -> dict[str, object]:
         "view_token": click.view_token,
         "is_bot": click.is_bot,
         "is_repeat": is_repeat,
+        "invalid_reason": click.invalid_reason,
     }
 
 

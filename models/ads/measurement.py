@@ -109,28 +109,42 @@ class InvalidBeacons(Protocol):
 
 def judge_click(beacon: Beacon) -> ClickAnswer:
     """Where the visitor goes and the click to log. Outside the contract period the
-    visitor goes on and nothing is logged. A bot's click is logged too, marked, and
-    left out of the reports' figures. The click id is made here, so a redelivered
-    message logs nothing more."""
+    visitor goes on and nothing is logged. A bot's click, and one whose view token is
+    missing, forged, expired or another reservation's, is logged too, marked (the
+    token's fault as `invalid_reason`), and left out of the reports' figures. The click
+    id is made here, so a redelivered message logs nothing more."""
     state = reservation_state(beacon.reservation_id, beacon.now)
     # An active ad always has its URL: the second test is for the type checker.
     if state.status != "active" or state.redirect_url is None:
         raise NotFound("No active ad has this id.")
     if not state.counts:
         return ClickAnswer(state.redirect_url, None)
-    # An expired but genuine token still shows the ad was served: a page left open
-    # gets real clicks.
-    genuine = view_tokens.verify(beacon.token, beacon.reservation_id, beacon.now).genuine
+    seen = view_tokens.verify(beacon.token, beacon.reservation_id, beacon.now)
     click = Click(
         click_id=new_event_id(),
         reservation_id=beacon.reservation_id,
         country=stored_country(beacon.edge_country),
         user_agent=beacon.user_agent,
         at=iso(beacon.now),
-        view_token=beacon.token if genuine else None,
+        # A genuine token is kept, expired too; a forged one is anyone's text.
+        view_token=beacon.token if seen.genuine else None,
         is_bot=is_bot(beacon.user_agent),
+        invalid_reason=invalid_reason(beacon.token, seen),
     )
     return ClickAnswer(state.redirect_url, click)
+
+
+def invalid_reason(token: str | None, seen: view_tokens.Verified) -> str | None:
+    """Why a click's view token leaves it out of the figures, None when it counts. A
+    token for another reservation fails its signature, as a forged one does (the MAC
+    covers the reservation id, which the token does not carry): both are bad."""
+    if seen.status == view_tokens.VALID:
+        return None
+    if not token:
+        return counting.MISSING_TOKEN
+    if seen.status == view_tokens.EXPIRED:
+        return counting.EXPIRED_TOKEN
+    return counting.BAD_TOKEN
 
 
 def judge_impression(beacon: Beacon, invalid: InvalidBeacons, address: str) -> Impression | None:

@@ -4,14 +4,16 @@ administrators' report over a date range (spec, Reporting)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from peewee import SQL, Case, fn
 
-from models.ads.admin import Figures, measurements, tuples_of
+from models.ads.admin import INVALID_HUMAN, Figures, measurements, tuples_of
 from models.ads.checkout import PaymentState, checkouts_of, payment_state
+from models.ads.counting import INVALID_REASONS
 from models.ads.months import first_day, last_day, month_of_day
 from models.clock import utcnow
 from models.errors import NotFound, ValidationError
@@ -66,6 +68,10 @@ class ReportRow:
     bot_clicks: int
     # Clicks with a view token an earlier click carried: out of the figures, shown apart.
     repeat_clicks: int = 0
+    # Human clicks whose view token was missing, bad or expired: invalid traffic, out of
+    # the figures, shown apart with their reasons (counting.INVALID_REASONS).
+    invalid_clicks: int = 0
+    invalid_by_reason: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ class ReportTotals:
     unverified_clicks: int
     bot_clicks: int
     repeat_clicks: int = 0
+    invalid_clicks: int = 0
+    invalid_by_reason: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -132,12 +140,17 @@ def _daily_impressions(reservation_ids: list[str] | None, start: str, end: str) 
 
 
 def _clicks_by_day(
-    reservation_ids: list[str] | None, start: str, end: str, *columns: Any, only: str = ""
+    reservation_ids: list[str] | None,
+    start: str,
+    end: str,
+    *columns: Any,
+    only: str = "",
+    by_reason: bool = False,
 ) -> Any:
     """Click logs grouped by (reservation, date of created_at) from start 00:00:00.000 to
-    end 23:59:59.999 UTC, selecting count(*) and `columns`; `only` is a literal SQL
-    condition ("is_bot = 1"): a literal lets SQLite use the partial index of those rows,
-    a bound parameter would not match it."""
+    end 23:59:59.999 UTC (and by invalid_reason when `by_reason`), selecting count(*)
+    and `columns`; `only` is a literal SQL condition ("is_bot = 1"): a literal lets
+    SQLite use the partial index of those rows, a bound parameter would not match it."""
     day = fn.SUBSTR(AdClickLog.created_at, 1, 10)
     where = (AdClickLog.created_at >= f"{start}T00:00:00.000Z") & (
         AdClickLog.created_at <= f"{end}T23:59:59.999Z"
@@ -146,11 +159,14 @@ def _clicks_by_day(
         where &= SQL(only)
     if reservation_ids is not None:
         where &= AdClickLog.ad_reservation.in_(reservation_ids)
+    groups = [AdClickLog.ad_reservation, day]
+    if by_reason:
+        groups.append(AdClickLog.invalid_reason)
     # count(*), not count(id): the (reservation, created_at) index then covers it.
     return tuples_of(
         AdClickLog.select(AdClickLog.ad_reservation, day, fn.COUNT(SQL("*")), *columns)
         .where(where)
-        .group_by(AdClickLog.ad_reservation, day)
+        .group_by(*groups)
     )
 
 
@@ -181,27 +197,53 @@ def _daily_repeat_clicks(reservation_ids: list[str] | None, start: str, end: str
     return {(rid, when): int(total) for rid, when, total in found}
 
 
-def _counted(logged: Daily, bots: dict[tuple[str, str], tuple[int, int]], repeats: Daily) -> Daily:
-    """Logged clicks without the bots' and the repeats (a bot's click is never a repeat)."""
+def _daily_invalid_clicks(
+    reservation_ids: list[str] | None, start: str, end: str
+) -> dict[tuple[str, str], dict[str, int]]:
+    """(reservation id, date) -> {reason: human clicks with an invalid view token}, over
+    the same range: kept in the log, out of every figure, subtracted as bot clicks are
+    (an invalid click is never a repeat)."""
+    found: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    rows = _clicks_by_day(
+        reservation_ids, start, end, AdClickLog.invalid_reason, only=INVALID_HUMAN, by_reason=True
+    )
+    for rid, when, total, reason in rows:
+        found[(rid, when)][str(reason)] = int(total)
+    return found
+
+
+def _counted(
+    logged: Daily,
+    bots: dict[tuple[str, str], tuple[int, int]],
+    repeats: Daily,
+    invalid: dict[tuple[str, str], dict[str, int]],
+) -> Daily:
+    """Logged clicks without the bots', the repeats and the invalid ones (three sets
+    apart: a bot's click is neither of the others, an invalid one never a repeat)."""
     return {
-        key: count - bots.get(key, (0, 0))[0] - repeats.get(key, 0) for key, count in logged.items()
+        key: count
+        - bots.get(key, (0, 0))[0]
+        - repeats.get(key, 0)
+        - sum(invalid.get(key, {}).values())
+        for key, count in logged.items()
     }
 
 
 def _daily_clicks(reservation_ids: list[str] | None, start: str, end: str) -> Daily:
-    """(reservation id, date) -> clicks, bots and repeats left out, with created_at from
-    start 00:00:00.000 to end 23:59:59.999 UTC."""
-    # Bots and repeats first: a click logged between the queries can then only add,
+    """(reservation id, date) -> clicks, bots, repeats and invalid clicks left out, with
+    created_at from start 00:00:00.000 to end 23:59:59.999 UTC."""
+    # Those left out first: a click logged between the queries can then only add,
     # never make a count negative.
     bots = _daily_bot_clicks(reservation_ids, start, end)
     repeats = _daily_repeat_clicks(reservation_ids, start, end)
-    return _counted(_daily_logged_clicks(reservation_ids, start, end), bots, repeats)
+    invalid = _daily_invalid_clicks(reservation_ids, start, end)
+    return _counted(_daily_logged_clicks(reservation_ids, start, end), bots, repeats, invalid)
 
 
 def _unverified_clicks(reservation_ids: list[str], start: str, end: str) -> dict[str, int]:
     """reservation id -> logged clicks in the range, bots included, whose URL carried no
     genuine view token (not from an ad this service rendered: a copied link, a bot, a
-    forgery)."""
+    forgery; the humans' are invalid clicks too)."""
     query = (
         AdClickLog.select(AdClickLog.ad_reservation, fn.COUNT(SQL("*")))
         .where(
@@ -298,8 +340,8 @@ def _sums(daily: Daily, part: int) -> dict[str, int]:
 def _apart(
     ids: list[str], start: str, end: str, bots: dict[tuple[str, str], tuple[int, int]]
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """Per reservation: its clicks without a genuine view token, bots left out, and its
-    bot clicks."""
+    """Per reservation: its clicks without a genuine view token, bots left out (part of
+    its invalid clicks), and its bot clicks."""
     unverified = _unverified_clicks(ids, start, end) if ids else {}
     bot_clicks: dict[str, int] = defaultdict(int)
     for (rid, _day), (count, tokenless) in bots.items():
@@ -307,6 +349,27 @@ def _apart(
         # A bot's click without a token is no longer one of (c).
         unverified[rid] = unverified.get(rid, 0) - tokenless
     return unverified, bot_clicks
+
+
+def _reasons_by_reservation(
+    invalid: dict[tuple[str, str], dict[str, int]],
+) -> dict[str, dict[str, int]]:
+    """reservation id -> {reason: invalid clicks over the range}."""
+    found: dict[str, dict[str, int]] = defaultdict(dict)
+    for (rid, _day), reasons in invalid.items():
+        found[rid] = _summed_reasons([found[rid], reasons])
+    return found
+
+
+def _summed_reasons(parts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Counts by reason added up, in the order of counting.INVALID_REASONS (any other
+    reason after them, by name)."""
+    summed: dict[str, int] = defaultdict(int)
+    for part in parts:
+        for reason, count in part.items():
+            summed[reason] += count
+    known = [r for r in INVALID_REASONS if r in summed]
+    return {reason: summed[reason] for reason in known + sorted(set(summed) - set(known))}
 
 
 def _trend(impressions: dict[str, int], clicks: dict[str, int]) -> list[DailyFigures]:
@@ -322,19 +385,23 @@ def admin_report(start: date, end: date) -> Report:
     date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
     (e) a daily trend, ascending, of dates with any impression or click. Bot clicks are
     left out of (c), of CTR and of the trend, and shown apart, as are repeats (clicks
-    with a view token an earlier click carried: a token counts once). Each row and the
-    totals also carry the unverified clicks: those of (c) without a genuine view token."""
+    with a view token an earlier click carried: a token counts once), and so are
+    invalid clicks (a human's click whose view token was missing, bad or expired),
+    with their count by reason. Each row and the totals also carry the unverified
+    clicks: the invalid ones without a genuine view token."""
     reservations = _overlapping(start, end)
     ids = [r.id for r in reservations]
     day_from, day_to = start.isoformat(), end.isoformat()
     impressions = _daily_impressions(ids, day_from, day_to) if ids else {}
-    # Bots and repeats first, as in _daily_clicks.
+    # Those left out first, as in _daily_clicks.
     bots = _daily_bot_clicks(ids, day_from, day_to) if ids else {}
     repeats = _daily_repeat_clicks(ids, day_from, day_to) if ids else {}
+    invalid = _daily_invalid_clicks(ids, day_from, day_to) if ids else {}
     logged = _daily_logged_clicks(ids, day_from, day_to) if ids else {}
-    clicks = _counted(logged, bots, repeats)
+    clicks = _counted(logged, bots, repeats, invalid)
     unverified, bot_clicks = _apart(ids, day_from, day_to, bots)
     seen, clicked, repeated = _sums(impressions, 0), _sums(clicks, 0), _sums(repeats, 0)
+    reasons = _reasons_by_reservation(invalid)
     rows = [
         ReportRow(
             r,
@@ -342,6 +409,8 @@ def admin_report(start: date, end: date) -> Report:
             unverified.get(r.id, 0),
             bot_clicks.get(r.id, 0),
             repeated.get(r.id, 0),
+            sum(reasons.get(r.id, {}).values()),
+            reasons.get(r.id, {}),
         )
         for r in reservations
     ]
@@ -352,5 +421,7 @@ def admin_report(start: date, end: date) -> Report:
         sum(row.unverified_clicks for row in rows),
         sum(row.bot_clicks for row in rows),
         sum(row.repeat_clicks for row in rows),
+        sum(row.invalid_clicks for row in rows),
+        _summed_reasons(row.invalid_by_reason for row in rows),
     )
     return Report(start, end, rows, totals, _trend(_sums(impressions, 1), _sums(clicks, 1)))

@@ -4,6 +4,8 @@ acknowledging only after the commit, claiming what a dead consumer left."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import redis
 
@@ -111,6 +113,32 @@ def test_entries_a_front_before_the_json_event_left_still_count(client, reservat
     assert counted(reservation) == 2
     click = AdClickLog.get(AdClickLog.id == "c-old")
     assert (click.user_agent, click.view_token, click.is_bot) == (None, None, True)
+
+
+def test_clicks_an_older_front_left_without_a_token_are_invalid_and_with_one_count(
+    client, reservation
+):
+    # A rolling deploy: a front before invalid_reason left a JSON click without a
+    # token, another with a genuine one, and an entry of one field a value without one
+    old = {"reservation_id": reservation.id, "country": "JP", "user_agent": "M", "at": AT}
+    for click_id, token in [("json-none", None), ("json-token", "T" * 44)]:
+        event = {"click_id": click_id, **old, "view_token": token, "is_bot": False}
+        client.xadd(beacons.STREAM, {"kind": "click", "event": json.dumps(event)})
+    client.xadd(beacons.STREAM, {"kind": "click", "click_id": "flat-none", **old})
+    # And the new front's valid and invalid clicks
+    beacons.offer(clicked(reservation, "new-valid", token="V" * 44))
+    beacons.offer(Click("new-missing", reservation.id, "JP", "M", AT, None, False, "missing_token"))
+    # When a round counts them
+    beacons.consume_round(consumer(client), block_ms=None)
+    # Then each is logged; those without a genuine token are invalid, the rest count
+    reasons = {row.id: row.invalid_reason for row in AdClickLog.select()}
+    assert reasons == {
+        "json-none": "unverified",
+        "json-token": None,
+        "flat-none": "unverified",
+        "new-valid": None,
+        "new-missing": "missing_token",
+    }
 
 
 def test_with_redis_down_nothing_is_handed_on(redis_backend, reservation):

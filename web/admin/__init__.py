@@ -7,7 +7,7 @@ from dramatiq.brokers.redis import RedisBroker
 from flask import Blueprint, Flask, render_template
 
 from models import index_check
-from models.ads import SLOT_IDS, admin, reports
+from models.ads import SLOT_IDS, admin, counting, reports
 from models.billing import duplicate_subscriptions_for_operator
 from models.errors import ValidationError
 from models.tables import User
@@ -15,6 +15,7 @@ from web.api.operation import parse_query
 from web.api.schemas import ad_admin, system
 from web.auth import require_admin_page
 from web.charts import daily_lines, monthly_revenue
+from web.translation import lazy_gettext
 from workers import deadletters
 from workers.broker import get_broker
 
@@ -66,8 +67,20 @@ def ads_report() -> str | tuple[str, int]:
         ), 400
     report = ad_admin.Report.of(reports.admin_report(start, end)).as_json()
     return render_template(
-        "admin/report.html", report=report, chart=daily_lines(report["dailyTrend"])
+        "admin/report.html",
+        report=report,
+        chart=daily_lines(report["dailyTrend"]),
+        reason_labels=INVALID_REASON_LABELS,
     )
+
+
+# The reasons a click is invalid traffic (models/ads/counting.py), as the report says them.
+INVALID_REASON_LABELS = {
+    counting.MISSING_TOKEN: lazy_gettext("No view token"),
+    counting.BAD_TOKEN: lazy_gettext("Forged or another ad's token"),
+    counting.EXPIRED_TOKEN: lazy_gettext("Expired token"),
+    counting.UNVERIFIED: lazy_gettext("No genuine token (logged before reasons were kept)"),
+}
 
 
 @bp.get("/revenue")

@@ -67,7 +67,9 @@ def _measure(reservation, rows):
                 ad_reservation=reservation,
                 country="JP",
                 created_at=f"{day}T0{n}:00:00.000Z",
+                # Every other click came without a view token: logged, but invalid.
                 view_token="tok" if n % 2 else None,
+                invalid_reason=None if n % 2 else "missing_token",
             )
 
 
@@ -91,29 +93,37 @@ def test_the_advertiser_list_the_chart_and_the_admin_report_agree_over_the_perio
     report = admin.get("/api/admin/ads/report?startDate=2027-01-01&endDate=2027-02-28")
     [in_report] = report.get_json()["reservations"]
     chart = (sum(d["impressions"] for d in daily), sum(d["clicks"] for d in daily))
-    assert chart == (30, 3)
+    assert chart == (30, 1)  # 01-01 00:00 and 02-28 00:00 had no token: not counted
     assert (listed["impressions"], listed["clicks"]) == chart
     assert (in_report["impressions"], in_report["clicks"]) == chart
-    assert in_report["unverifiedClicks"] == 2  # 01-01 00:00 and 02-28 00:00 had no token
+    assert in_report["unverifiedClicks"] == 2
     assert report.get_json()["totals"]["unverifiedClicks"] == 2
+    assert (in_report["invalidClicks"], in_report["invalidClicksByReason"]) == (
+        2,
+        {"missing_token": 2},
+    )
 
 
-def test_the_admin_report_page_shows_clicks_without_a_view_token(app):
+def test_the_admin_report_page_shows_clicks_without_a_view_token_apart_by_reason(app):
+    # Given one click with a view token and two without
     reservation = make_reservation(start_month="2027-01", end_month="2027-01")
     _measure(reservation, [("2027-01-05", 10, 3)])
     admin = app.test_client()
     sign_in(admin, make_admin())
+    # When the administrator opens the report page
     html = admin.get("/admin/ads/report?startDate=2027-01-01&endDate=2027-01-31").get_data(
         as_text=True
     )
-    assert "うち表示を確認できないクリック" in html
-    assert "<td data-unverified-clicks>2</td>" in html
-    assert "<th data-total-unverified-clicks>2</th>" in html
+    # Then the two are invalid traffic, apart from the clicks, with their reason
+    assert "<strong data-total-clicks>1</strong>" in html
+    assert "<td data-invalid-clicks>2</td>" in html
+    assert "<th data-total-invalid-clicks>2</th>" in html
+    assert '<tr data-reason="missing_token"><td>表示トークンなし</td><td>2</td></tr>' in html
 
 
 def test_the_admin_report_page_shows_bot_clicks_apart(app):
 
-    # Given two human clicks (one without a token) and a bot's click
+    # Given two human clicks (one without a token: invalid) and a bot's click
     reservation = make_reservation(start_month="2027-01", end_month="2027-01")
     _measure(reservation, [("2027-01-05", 10, 2)])
     AdClickLog.create(
@@ -133,5 +143,5 @@ def test_the_admin_report_page_shows_bot_clicks_apart(app):
     assert "ボット（除外）" in html
     assert "<td data-bot-clicks>1</td>" in html
     assert "<th data-total-bot-clicks>1</th>" in html
-    assert "<strong data-total-clicks>2</strong>" in html
-    assert "<td data-unverified-clicks>1</td>" in html
+    assert "<strong data-total-clicks>1</strong>" in html
+    assert "<td data-invalid-clicks>1</td>" in html

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from pydantic import Field
+
 from models.ads import admin, notices, reports
 from web.api.schemas.ads import (
     DailyFigures,
@@ -144,10 +146,36 @@ class ReportParams(Query):
     end_date: Date | None = None
 
 
+InvalidClicks = Annotated[
+    int,
+    Field(
+        description="Human clicks whose view token was missing, bad (forged, malformed or "
+        "another reservation's) or expired: logged, but not in clicks or CTR"
+    ),
+]
+InvalidByReason = Annotated[
+    dict[str, int],
+    Field(
+        description="The invalid clicks by reason: missing_token, bad_token, expired_token, "
+        "unverified (logged before reasons were kept, without a genuine token); only "
+        "reasons that occurred"
+    ),
+]
+UnverifiedClicks = Annotated[
+    int,
+    Field(
+        description="Of the invalid clicks, those without a genuine view token (missing or "
+        "forged); not in clicks"
+    ),
+]
+
+
 class ReportRow(Placement, Measured):
     advertiser_name: str
-    unverified_clicks: int
+    unverified_clicks: UnverifiedClicks
     bot_clicks: int
+    invalid_clicks: InvalidClicks
+    invalid_clicks_by_reason: InvalidByReason
 
     @classmethod
     def of(cls, row: reports.ReportRow) -> ReportRow:
@@ -157,12 +185,16 @@ class ReportRow(Placement, Measured):
             advertiser_name=row.reservation.advertiser_name,
             unverified_clicks=row.unverified_clicks,
             bot_clicks=row.bot_clicks,
+            invalid_clicks=row.invalid_clicks,
+            invalid_clicks_by_reason=row.invalid_by_reason,
         )
 
 
 class ReportTotals(Measured):
-    unverified_clicks: int
+    unverified_clicks: UnverifiedClicks
     bot_clicks: int
+    invalid_clicks: InvalidClicks
+    invalid_clicks_by_reason: InvalidByReason
 
     @classmethod
     def of(cls, totals: reports.ReportTotals) -> ReportTotals:
@@ -170,6 +202,8 @@ class ReportTotals(Measured):
             **measured_fields(totals.figures),
             unverified_clicks=totals.unverified_clicks,
             bot_clicks=totals.bot_clicks,
+            invalid_clicks=totals.invalid_clicks,
+            invalid_clicks_by_reason=totals.invalid_by_reason,
         )
 
 
