@@ -272,6 +272,10 @@ ERROR_CODES = {
         " it expires."
     ),
     "slot_full": lazy_gettext("All four positions of this slot are taken for that period."),
+    "too_many_unpaid_holds": lazy_gettext(
+        "You already have as many reservations awaiting payment as one member may hold at"
+        " once. Pay for one of them, or wait until its checkout expires, then apply again."
+    ),
     "not_paid": lazy_gettext("The reservation has not been paid yet."),
     "invalid_status": lazy_gettext("The reservation's status does not allow this."),
     "no_subscription": lazy_gettext(
@@ -344,6 +348,13 @@ PROBLEMS = [
     ),
     (r"must not contain a backslash", lazy_gettext("must not contain a backslash")),
     (r"must name a host", lazy_gettext("must name a host")),
+    (
+        r"must not point to a local or private network",
+        lazy_gettext(
+            "enter a public website: an address on a local or private network (localhost,"
+            " 192.168.x.x, a name without a dot) cannot be an ad's link"
+        ),
+    ),
     # The ad purchase's rules (models/ads/creative.py, reservations.py, profiles.py,
     # images.py; web/api/schemas/ads.py): each refusal with its reason.
     (r"must be a single line", lazy_gettext("must be a single line")),
@@ -368,6 +379,8 @@ PROBLEMS = [
     (r"a month as YYYY-MM", lazy_gettext("choose a month")),
     (r"no earlier than next month \(([0-9-]+)\)", lazy_gettext("from next month ({n}) on")),
     (r"within (\d+) years", lazy_gettext("within {n} years from now")),
+    (r"no earlier than ([0-9]{4}-[0-9]{2})", lazy_gettext("choose {n} or a later month")),
+    (r"no later than ([0-9]{4}-[0-9]{2})", lazy_gettext("choose {n} or an earlier month")),
     (
         r"must be an image you uploaded to this service",
         lazy_gettext("upload the image again (the upload is no longer available)"),

@@ -12,6 +12,11 @@ SLOT_IDS = (
 )
 POSITIONS = (1, 2, 3, 4)
 MAX_MONTHS = 12
+# The latest first month of a purchase: this many years after next month.
+MAX_YEARS_AHEAD = 5
+# How far back a request may name a month (inventory, serving): two years, the longest
+# reservation and the year before it (docs/ads.md, Months).
+MONTHS_OF_HISTORY = 24
 
 
 def slot_names() -> dict[str, str]:

@@ -1,10 +1,13 @@
-"""Creative rules: the advertiser display name and the redirect URL."""
+"""Creative rules: the advertiser display name and the redirect URL (its host judged by
+models/ads/hosts.py)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from urllib.parse import urlsplit
+
+from models.ads.hosts import local_host_problem
 
 MAX_NAME_LENGTH = 30
 # Words that label something as an ad, and claims of affiliation with the service.
@@ -63,6 +66,8 @@ def advertiser_name_problem(name: object, service_names: tuple[str, ...]) -> str
 
 
 def redirect_url_problem(url: object) -> str | None:
+    """Why a redirect URL is refused, or None: the one check of every landing page an
+    advertiser gives (docs/ads.md, Landing pages)."""
     if not isinstance(url, str) or not url.strip():
         return "required"
     url = url.strip()
@@ -84,4 +89,5 @@ def redirect_url_problem(url: object) -> str | None:
         return "must not contain a user name or password"
     if not host:
         return "must name a host"
-    return None
+    # Nothing on the service's own network: loopback, private, metadata, local names.
+    return local_host_problem(host)

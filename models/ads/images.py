@@ -48,8 +48,8 @@ TOO_MANY_PIXELS = "the image has too many pixels"
 # under way, older ones are removed as new ones come (docs/ads.md, Images).
 KEEP_UNUSED = 20
 NOT_UPLOADED = "must be an image you uploaded to this service"
-# The first key of the PostgreSQL advisory lock on a member's uploads (the second is the
-# member id's hash); any constant not used by another lock.
+# The first key of the PostgreSQL advisory lock on a member's uploads and purchases (the
+# second is the member id's hash); any constant not used by another lock.
 UPLOADS_LOCK = 0x0AD1A6E5
 # Pillow's own guard, behind the check above: the only images this service opens are
 # uploads and its own drawings.
@@ -224,7 +224,7 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
     name = f"{secrets.token_urlsafe(24)}.{extension}"
     storage().save(name, encoded)
     with write_transaction():
-        _lock_uploads(user_id)
+        lock_member(user_id)
         AdImage.create(
             name=name,
             user=user_id,
@@ -255,17 +255,18 @@ def _name_in(url: str) -> str | None:
     return parts.path[len(URL_PREFIX) :]
 
 
-def _lock_uploads(user_id: str) -> None:
-    """Until the transaction ends, the member's uploads are this transaction's to change:
-    a lock on the member on PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the only
-    write lock). Uploads at once, and a reservation placed on an upload, take turns with
-    the removal of unused uploads; each reads what the ones before it committed."""
+def lock_member(user_id: str) -> None:
+    """Until the transaction ends, the member's uploads and reservations are this
+    transaction's to change: a lock on the member on PostgreSQL (SQLite's BEGIN IMMEDIATE
+    already holds the only write lock). Uploads at once, and reservations placed at once
+    (their count of unpaid holds, their image), take turns with each other and with the
+    removal of unused uploads; each reads what the ones before it committed."""
     if is_postgres():
         db.execute_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (UPLOADS_LOCK, user_id))
 
 
 def _forget_unused(user_id: str, keep: str) -> list[str]:
-    """Inside the upload's write transaction, under _lock_uploads: remove the rows of
+    """Inside the upload's write transaction, under lock_member: remove the rows of
     the member's unused uploads beyond the newest KEEP_UNUSED (`keep`, the new one,
     always stays); returns their names, whose files go once this commits."""
     names = [
@@ -290,7 +291,7 @@ def _forget_unused(user_id: str, keep: str) -> list[str]:
 def hold_uploaded_image(url: str, user_id: str) -> None:
     """Inside a reservation's write transaction: the image is still the member's upload,
     and is not removed before the transaction ends."""
-    _lock_uploads(user_id)
+    lock_member(user_id)
     name = _name_in(url)
     held = AdImage.select().where((AdImage.name == name) & (AdImage.user == user_id)).exists()
     if name is None or not held:

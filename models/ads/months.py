@@ -6,6 +6,9 @@ import calendar
 import re
 from datetime import UTC, date, datetime
 
+from models.ads import MAX_YEARS_AHEAD, MONTHS_OF_HISTORY
+from models.clock import utcnow
+
 # ASCII digits only (Python's \d would take any script's), month 01-12. The API's
 # document shows the same pattern.
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
@@ -16,6 +19,27 @@ def month_problem(text: str) -> str | None:
     """Why `text` is not a month, or None: the one check behind every month a request
     names (the API's schemas and the domain alike)."""
     return None if re.fullmatch(MONTH_PATTERN, text) else "a month as YYYY-MM"
+
+
+def month_window(now: datetime) -> tuple[str, str]:
+    """The first and last month a request may name (docs/ads.md, Months): from
+    MONTHS_OF_HISTORY before this month to the last first month a purchase may take."""
+    this = month_of(now)
+    return add_months(this, -MONTHS_OF_HISTORY), add_months(this, 1 + MAX_YEARS_AHEAD * 12)
+
+
+def window_problem(text: str, now: datetime | None = None) -> str | None:
+    """Why `text` is not a month inside the window, or None: the check behind every
+    month a request names for inventory or serving (year 0 or 9999 is never in it)."""
+    problem = month_problem(text)
+    if problem:
+        return problem
+    earliest, latest = month_window(now or utcnow())
+    if text < earliest:
+        return f"no earlier than {earliest}"
+    if text > latest:
+        return f"no later than {latest}"
+    return None
 
 
 def month_of(moment: datetime) -> str:

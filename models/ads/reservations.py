@@ -11,17 +11,17 @@ from typing import NamedTuple, Protocol
 
 from peewee import JOIN, Case, IntegrityError
 
-from models.ads import MAX_MONTHS, delivery_cache
+from models.ads import MAX_MONTHS, MAX_YEARS_AHEAD, delivery_cache
 from models.ads.checkout import close_checkout, mark_paid
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
-from models.ads.images import NOT_UPLOADED, hold_uploaded_image, uploaded_image
+from models.ads.images import NOT_UPLOADED, hold_uploaded_image, lock_member, uploaded_image
 from models.ads.inventory import (
     fetch_ad_price,
     get_occupied_positions,
     next_position,
     slot_problem,
 )
-from models.ads.months import add_months, month_of, month_problem
+from models.ads.months import add_months, month_of, month_problem, month_window
 from models.ads.notices import StopNotice, build_stop_notification_email
 from models.ads.profiles import (
     ProfileFields,
@@ -53,7 +53,6 @@ SNAPSHOT = (
     "business_category",
     "invoice_registration_number",
 )
-MAX_YEARS_AHEAD = 5
 MAX_REASON_LENGTH = 2000
 
 
@@ -61,6 +60,11 @@ class SlotFull(DomainError):
     code = "slot_full"
     status = 409
     message = "All four positions of this slot are taken for that period."
+
+
+class TooManyUnpaidHolds(Conflict):
+    code = "too_many_unpaid_holds"
+    message = "You already hold as many unpaid reservations as one member may."
 
 
 class NotPaid(Conflict):
@@ -137,7 +141,7 @@ def _start_problem(start: str, now: datetime) -> str | None:
     next_month = add_months(month_of(now), 1)
     if start < next_month:
         return f"no earlier than next month ({next_month})"
-    if start > add_months(next_month, MAX_YEARS_AHEAD * 12):
+    if start > month_window(now)[1]:
         return f"within {MAX_YEARS_AHEAD} years"
     return None
 
@@ -189,6 +193,35 @@ def _lock_inventory(slot: str, country: str) -> None:
         ).for_update().get()
 
 
+def unpaid_holds(user_id: str) -> int:
+    """The member's reservations holding a position unpaid: not yet paid (a konbini
+    voucher awaiting its money included), not released, not rejected."""
+    count: int = (
+        AdReservation.select()
+        .where(
+            (AdReservation.user == user_id)
+            & (AdReservation.status == "pending_review")
+            & AdReservation.payment_intent_id.is_null()
+            & AdReservation.position_released_at.is_null()
+        )
+        .count()
+    )
+    return count
+
+
+def _check_unpaid_holds(user_id: str) -> None:
+    """At most AD_UNPAID_HOLDS_PER_MEMBER unpaid holds at once (docs/ads.md, Unpaid
+    holds); call under the member's lock (`lock_member`)."""
+    limit = get_settings().ad_unpaid_holds_per_member
+    held = unpaid_holds(user_id)
+    if held >= limit:
+        raise TooManyUnpaidHolds(
+            f"You already have {held} reservations awaiting payment, the most one member may"
+            f" hold at once ({limit}). Pay for one of them, or wait until an unpaid checkout"
+            " expires, then reserve again."
+        )
+
+
 def _profile_for(user_id: str, order: Order) -> AdvertiserProfile:
     if order.profile is not None:
         return AdvertiserProfile.create(
@@ -199,6 +232,10 @@ def _profile_for(user_id: str, order: Order) -> AdvertiserProfile:
 
 def _place(user_id: str, order: Order) -> AdReservation:
     with write_transaction():
+        # One member's purchases take turns, whatever their slots: two cannot both count
+        # the holds before either is written. Always before the inventory lock.
+        lock_member(user_id)
+        _check_unpaid_holds(user_id)
         # Checked again under the lock: unused uploads are removed as new ones come.
         hold_uploaded_image(order.image_url, user_id)
         profile = _profile_for(user_id, order)

@@ -172,3 +172,11 @@ def test_the_sample_file_lists_every_variable_and_loads_as_development(tmp_path,
     assert settings.dev_login is True
     assert settings.payment_backend == "local"
     assert settings.search_backend == "embedded"
+
+
+def test_unpaid_holds_per_member_is_two_unless_set_and_at_least_one():
+    assert load_settings({}, read_dotenv=False).ad_unpaid_holds_per_member == 2
+    set_to = load_settings({"AD_UNPAID_HOLDS_PER_MEMBER": "5"}, read_dotenv=False)
+    assert set_to.ad_unpaid_holds_per_member == 5
+    with pytest.raises(ConfigError, match="AD_UNPAID_HOLDS_PER_MEMBER"):
+        load_settings({"AD_UNPAID_HOLDS_PER_MEMBER": "0"}, read_dotenv=False)

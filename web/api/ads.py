@@ -110,6 +110,11 @@ def ad_inventory(query: ads.InventoryParams) -> HttpResponse:
     body=ads.ReservationBody,
     responses={201: ads.ReservationCreated},
     errors=(409, 502, 503),
+    error_descriptions={
+        409: "`slot_full`: no position is free in every month of the period;"
+        " `too_many_unpaid_holds`: the member already holds AD_UNPAID_HOLDS_PER_MEMBER"
+        " (default 2) reservations unpaid; pay one or wait until its checkout expires",
+    },
 )
 def create_reservation(body: ads.ReservationBody) -> tuple[HttpResponse, int]:
     with api_field_names():

@@ -250,7 +250,8 @@ def _responses(method: str, spec: Operation) -> dict[str, dict[str, Any]]:
     error = {"application/json": {"schema": {"$ref": REF.format(model="ErrorBody")}}}
     for status in spec.error_statuses(method.upper()):
         if str(status) not in responses:
-            responses[str(status)] = {"description": DESCRIPTIONS[status], "content": error}
+            described = spec.error_descriptions.get(status, DESCRIPTIONS[status])
+            responses[str(status)] = {"description": described, "content": error}
     return responses
 
 

@@ -69,6 +69,9 @@ class Operation:
     # status -> the body's model; None for no body; a media type for a body not ours
     responses: dict[int, type[BaseModel] | str | None] = field(default_factory=dict)
     errors: tuple[int, ...] = ()
+    # status -> what that error means for this call, in place of the general description
+    # (409: which conflicts, by code)
+    error_descriptions: dict[int, str] = field(default_factory=dict)
     redirect: bool = False
     tags: tuple[str, ...] = ()
     # An Idempotency-Key header makes a repeat answer the first answer (web/idempotency.py)
@@ -105,6 +108,7 @@ class Declaration(TypedDict, total=False):
     body_required: bool
     responses: dict[int, type[BaseModel] | str | None]
     errors: tuple[int, ...]
+    error_descriptions: dict[int, str]
     redirect: bool
     tags: tuple[str, ...]
     idempotent: bool

@@ -15,7 +15,7 @@ from models.ads.images import storage
 from models.ads.months import add_months, month_of
 from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
 from models.ads.reports import advertiser_reservation, advertiser_reservations
-from models.ads.reservations import kept_stop_notice, release_cancelled_checkout
+from models.ads.reservations import kept_stop_notice, release_cancelled_checkout, unpaid_holds
 from models.clock import parse_iso, utcnow
 from models.settings import get_settings
 from web.api.operation import parse_path
@@ -35,8 +35,13 @@ def new_ad() -> str:
     if UUID_FORM.fullmatch(cancelled):
         release_cancelled_checkout(member().id, cancelled)
     names = slot_names()
+    settings = get_settings()
     return render_template(
         "ads/new.html",
+        # At the limit of unpaid holds the form says so before anything is typed.
+        holds_full=unpaid_holds(member().id) >= settings.ad_unpaid_holds_per_member,
+        holds_limit=settings.ad_unpaid_holds_per_member,
+        checkout_minutes=settings.ad_checkout_ttl_minutes,
         slots=[SimpleNamespace(id=s, display_name=names.get(s, s)) for s in SLOT_IDS],
         profiles=list_profiles(member().id),
         categories=BUSINESS_CATEGORIES,

@@ -98,6 +98,15 @@
     const fields = Object.entries((body && body.error && body.error.fields) || {});
     report(fields.map(([path, problem]) => [path, window.i18n.fieldProblem(problem)]),
       window.i18n.errorLines(body, t("purchase_failed")));
+    // Too many unpaid holds: the way to the reservations to pay (or wait for).
+    if (body && body.error && body.error.code === "too_many_unpaid_holds") {
+      const link = document.createElement("a");
+      link.href = "/ads";
+      link.textContent = t("see_unpaid");
+      const li = document.createElement("li");
+      li.append(link);
+      form.querySelector("[data-errors]").append(li);
+    }
   }
 
   // What `ready` finds missing, in the API's words for the same fields, in form order.

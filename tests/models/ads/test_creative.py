@@ -237,7 +237,8 @@ def test_an_ordinary_name_is_accepted(name):
         "HTTPS://EXAMPLE.COM/path",
         "https://example.com:8443/x",
         "https://xn--wgv71a119e.jp/",
-        "http://127.0.0.1/",
+        "http://93.184.216.34/",
+        "https://example.jp./",  # a fully qualified name keeps its dot
         "  https://example.com/  ",  # surrounding spaces are stripped before storing
     ],
 )
@@ -333,3 +334,97 @@ def test_a_url_with_a_backslash_is_refused(url):
 
 def test_an_at_sign_in_the_path_or_the_query_is_no_user_name():
     assert redirect_url_problem("https://example.com/@shop?ref=a@b") is None
+
+
+# --- redirect URL: nothing on the service's own network (issue 42) ----------------------
+
+LOCAL = "must not point to a local or private network"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:6379/",
+        "http://127.1/",
+        "http://10.1.2.3/",
+        "http://172.31.255.255/",
+        "http://192.168.0.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://0.0.0.0/",
+        "http://0/",
+        "http://100.64.0.1/",
+        "http://224.0.0.1/",  # multicast
+        "http://255.255.255.255/",
+        # decimal, hex and octal forms a browser reads as an IPv4 address
+        "http://2130706433/",
+        "http://0x7f000001/",
+        "http://0X7F000001/",
+        "http://0177.0.0.1/",
+        "http://0x7f.1/",
+        "http://017700000001/",
+        "http://127.0.0.1./",
+        "http://%31%32%37.0.0.1/",
+        "http://\uff11\uff12\uff17\uff0e\uff10\uff0e\uff10\uff0e\uff11/",
+        "http://127\u30020\u30020\u30021/",
+        # IPv6, and IPv4 inside IPv6
+        "http://[::1]/",
+        "http://[0:0:0:0:0:0:0:1]/",
+        "http://[::]/",
+        "http://[fd00::1]/",
+        "http://[fd00:ec2::254]/",
+        "http://[fe80::1%25eth0]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:7f00:1]/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[::127.0.0.1]/",
+        "http://[2002:7f00:1::]/",  # 6to4 of 127.0.0.1
+        # names of the local network
+        "http://localhost/",
+        "http://localhost./",
+        "http://LocalHost:8000/",
+        "http://redis:6379/",
+        "http://intranet/",
+        "http://app.localhost/",
+        "http://app.localhost./",
+        "http://metadata.google.internal/",
+        "http://METADATA.GOOGLE.INTERNAL./",
+        "http://printer.local/",
+        "http://router.home.arpa/",
+        "http://host.localdomain/",
+        "http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/",  # fullwidth
+    ],
+)
+def test_a_landing_page_on_a_local_or_private_network_is_refused(url):
+    assert redirect_url_problem(url) == LOCAL
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://1.2.3.4.5/",  # five numbers: a browser refuses it
+        "http://256.0.0.1/",
+        "http://0x100000000/",
+        "http://example.1/",  # a name ending in a number is read as an address
+        "http://09.0.0.1/",  # not octal
+        "http://%zz.example/",
+        "http://[::ffff:1.2.3]/",
+    ],
+)
+def test_a_host_a_browser_could_not_read_is_refused(url):
+    assert redirect_url_problem(url) == "not a valid URL"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://1.1.1.1/",
+        "http://16843009/",  # 1.1.1.1 as one number: public, so accepted as sent
+        "http://[2606:4700:4700::1111]/",
+        "http://[::ffff:1.1.1.1]/",
+        "https://localhost.example.jp/",
+        "https://local.example/",
+        "https://internal.example.com/",
+    ],
+)
+def test_a_public_address_or_name_is_accepted(url):
+    assert redirect_url_problem(url) is None

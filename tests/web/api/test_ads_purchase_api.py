@@ -104,8 +104,12 @@ def test_rejections_are_400_with_fields_and_a_full_slot_is_409(client):
     assert bad.status_code == 400
     assert set(bad.get_json()["error"]["fields"]) == {"advertiserName", "months", "consent"}
     assert client.post("/api/ads/reservations", json=["x"]).status_code == 400
+    # Four members take the four positions (one member may hold only two unpaid)
     for _ in range(4):
-        assert client.post("/api/ads/reservations", json=body(user)).status_code == 201
+        buyer = make_user()
+        sign_in(client, buyer)
+        assert client.post("/api/ads/reservations", json=body(buyer)).status_code == 201
+    sign_in(client, user)
     full = client.post("/api/ads/reservations", json=body(user))
     assert (full.status_code, code(full)) == (409, "slot_full")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
+from models.ads.months import window_problem
 from models.ads.profiles import profile_problems
 from models.ads.reservations import Order, order_problems
 from models.settings import get_settings
@@ -34,7 +35,11 @@ URLS = [
     "https://evil.example\\@good.example",
     "https:///path",
     "https://exa mple.jp",
+    "http://127.0.0.1:6379/",
+    "http://localhost/",
+    "http://1.2.3.4.5/",
 ]
+MONTHS = ["0000-01", "2027-13", "9999-12"]
 
 
 def refusals() -> list[str]:
@@ -42,6 +47,7 @@ def refusals() -> list[str]:
     found = [advertiser_name_problem(name, service) for name in NAMES]
     found += [redirect_url_problem(url) for url in URLS]
     found += [_redirect_url_problem(url) for url in URLS]
+    found += [window_problem(month) for month in MONTHS]
     order = Order(
         slot="nowhere",
         country="XX",

@@ -10,9 +10,9 @@ from pydantic import ConfigDict, Field
 from models.ads.delivery import DirectAd
 from web.api.schemas.ads import (
     Slot,
+    WindowMonth,
 )
 from web.api.schemas.common import (
-    Month,
     Query,
     Response,
     text,
@@ -22,7 +22,7 @@ from web.urls import beacon_urls
 
 class ServeParams(Query):
     slot: Slot
-    month: Month | None = None
+    month: WindowMonth | None = None
     country: Annotated[str, text(64, min_length=1)] | None = Field(
         default=None,
         description="ISO 3166-1 alpha-2; the visitor's own when absent; any other text "

@@ -12,11 +12,19 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from models.ads import MAX_MONTHS, SLOT_IDS, admin, reports
+from models.ads import (
+    MAX_MONTHS,
+    MAX_YEARS_AHEAD,
+    MONTHS_OF_HISTORY,
+    SLOT_IDS,
+    admin,
+    reports,
+)
 from models.ads.admin import STATUSES, status_problem
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.images import StoredImage
 from models.ads.inventory import Availability, slot_problem
+from models.ads.months import MONTH_LENGTH, MONTH_PATTERN, window_problem
 from models.ads.profiles import (
     BUSINESS_CATEGORIES,
     ProfileFields,
@@ -46,6 +54,20 @@ from web.api.schemas.common import (
 )
 
 Slot = Annotated[str, checked(slot_problem, {"enum": list(SLOT_IDS)})]
+# A month the service answers for: two years back to the last first month of a purchase
+# (five years after next month); the document cannot state a window that moves.
+WindowMonth = Annotated[
+    str,
+    checked(
+        window_problem,
+        {
+            "pattern": MONTH_PATTERN,
+            "description": f"YYYY-MM, from {MONTHS_OF_HISTORY} months before this month to"
+            f" {1 + MAX_YEARS_AHEAD * 12} months after it",
+        },
+        max_length=MONTH_LENGTH,
+    ),
+]
 Status = Annotated[str, checked(status_problem, {"enum": list(STATUSES)})]
 Category = Annotated[str, one_of(BUSINESS_CATEGORIES, "one of the 15 business categories")]
 # "T" and 13 digits; empty or null for none.
@@ -101,8 +123,9 @@ RedirectUrl = Annotated[
     _stated(
         _redirect_url_problem,
         REDIRECT_URL_PATTERN,
-        "Where a click goes: http:// or https://, a host, no user name, password, backslash or"
-        " spaces",
+        "Where a click goes: http:// or https://, a public host (no loopback, private,"
+        " link-local or metadata address, no name without a dot, no .localhost, .local or"
+        " .internal name), no user name, password, backslash or spaces",
         2048,
     ),
 ]
@@ -253,7 +276,7 @@ class Pricing(Price):
 class InventoryParams(Query):
     slot: Slot
     country: CountryCode
-    month: Month
+    month: WindowMonth
     months: int = Field(default=1, ge=1, le=MAX_MONTHS)
 
 
