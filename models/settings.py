@@ -280,9 +280,7 @@ def load_settings(
         log_format=_choice(env, "LOG_FORMAT", "json" if production else "text", LOG_FORMATS),
         rate_limits_enabled=_flag(env, "RATE_LIMITS_ENABLED", True),
         rate_limit_search=_rate(env, "RATE_LIMIT_SEARCH", Settings.rate_limit_search),
-        rate_limit_search_meaning_cost=_int(
-            env, "RATE_LIMIT_SEARCH_MEANING_COST", 5, minimum=1
-        ),
+        rate_limit_search_meaning_cost=_int(env, "RATE_LIMIT_SEARCH_MEANING_COST", 5, minimum=1),
         rate_limit_unlock=_rate(env, "RATE_LIMIT_UNLOCK", Settings.rate_limit_unlock),
         rate_limit_referral_claim=_rate(
             env, "RATE_LIMIT_REFERRAL_CLAIM", Settings.rate_limit_referral_claim
