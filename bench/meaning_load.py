@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.search import build  # noqa: E402
+from bench.search_load import answering, free_port  # noqa: E402
 from models import migrations  # noqa: E402
 from models.db import db, init_db  # noqa: E402
 from models.search.embedded import EmbeddedEngine  # noqa: E402
@@ -62,13 +62,6 @@ KINDS = {
 }
 ORDINARY = "/api/search?q=大阪&groupBy=video"
 PROBE_EVERY = 0.2
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def start_front(folder: Path, limits: bool) -> tuple[subprocess.Popen[bytes], str]:
@@ -100,19 +93,8 @@ def start_front(folder: Path, limits: bool) -> tuple[subprocess.Popen[bytes], st
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(f"{base}/api/ping", timeout=1).ok:
-                return server, base
-        except requests.RequestException:
-            pass
-        if server.poll() is not None:
-            break
-        time.sleep(0.2)
-    server.terminate()
-    raise SystemExit(f"the web front did not start; see {folder}/serve-{port}.log")
+    log_path = folder / f"serve-{port}.log"
+    return server, answering(server, f"http://127.0.0.1:{port}", log_path)
 
 
 def workers_cpu(server: subprocess.Popen[bytes]) -> float:

@@ -98,19 +98,24 @@ def start_server(folder: Path, index: Path, budget_ms: int | None) -> tuple[subp
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
+    return server, answering(server, f"http://127.0.0.1:{port}", folder / "serve.log")
+
+
+def answering(server: subprocess.Popen, base: str, log: Path) -> str:
+    """`base` once the front started as `server` answers /api/ping (within 60 s); else
+    the front is stopped and the run ends, naming its log."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
             if requests.get(f"{base}/api/ping", timeout=1).ok:
-                return server, base
+                return base
         except requests.RequestException:
             pass
         if server.poll() is not None:
             break
         time.sleep(0.2)
     server.terminate()
-    raise SystemExit(f"the web front did not start; see {folder / 'serve.log'}")
+    raise SystemExit(f"the web front did not start; see {log}")
 
 
 def timed_get(url: str, timeout: float = 10.0) -> tuple[float, int]:
