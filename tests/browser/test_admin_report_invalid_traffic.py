@@ -52,9 +52,9 @@ def test_the_report_lists_invalid_traffic_by_reason_at_every_width(page, site):
         assert page.text_content("[data-total-invalid-clicks]") == "415"
         rows = page.locator("[data-invalid-reasons] tbody tr")
         assert rows.all_inner_texts() == [
-            "表示トークンなし\t400",
-            "偽造または別の広告のトークン\t12",
-            "期限切れのトークン\t3",
+            "表示証明なし\t400",
+            "偽造、または別の広告の表示証明\t12",
+            "表示から時間が経ちすぎたクリック\t3",
         ]
         assert page.locator("[data-invalid-reasons]").is_visible()
     keep_screenshots_at(page, "admin-report-invalid")

@@ -118,7 +118,7 @@ def test_the_admin_report_page_shows_clicks_without_a_view_token_apart_by_reason
     assert "<strong data-total-clicks>1</strong>" in html
     assert "<td data-invalid-clicks>2</td>" in html
     assert "<th data-total-invalid-clicks>2</th>" in html
-    assert '<tr data-reason="missing_token"><td>表示トークンなし</td><td>2</td></tr>' in html
+    assert '<tr data-reason="missing_token"><td>表示証明なし</td><td>2</td></tr>' in html
 
 
 def test_the_admin_report_page_shows_bot_clicks_apart(app):
