@@ -21,6 +21,7 @@ rate limits. Prints:
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import statistics
@@ -39,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.search import build  # noqa: E402
-from bench.search_load import answering, free_port  # noqa: E402
+from bench.search_load import answering, free_port, run_together  # noqa: E402
 from models import migrations  # noqa: E402
 from models.db import db, init_db  # noqa: E402
 from models.search.embedded import EmbeddedEngine  # noqa: E402
@@ -168,14 +169,8 @@ def phase(base: str, addresses: int, seconds: float, label: str) -> float:
                 probes[name].append(time.perf_counter() - began if ok else float("inf"))
             stop.wait(max(0.0, PROBE_EVERY - (time.monotonic() - started)))
 
-    threads = [threading.Thread(target=abuse, args=(n,)) for n in range(addresses)]
-    threads.append(threading.Thread(target=probe))
-    for thread in threads:
-        thread.start()
-    time.sleep(seconds)
-    stop.set()
-    for thread in threads:
-        thread.join()
+    abusers = [functools.partial(abuse, n) for n in range(addresses)]
+    run_together([*abusers, probe], seconds, stop)
     parts = []
     for name, times in probes.items():
         ordered = sorted(times)

@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import requests
@@ -138,6 +139,17 @@ def most_expensive(base: str) -> tuple[str, float]:
     return path, costs[path]
 
 
+def run_together(loops: list[Callable[[], None]], seconds: float, stop: threading.Event) -> None:
+    """Each loop on a thread of its own for `seconds`, then `stop` set and all joined."""
+    threads = [threading.Thread(target=loop) for loop in loops]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join()
+
+
 def phase(base: str, expensive: str, clients: int, seconds: float) -> None:
     stop = threading.Event()
     statuses: Counter[int] = Counter()
@@ -161,14 +173,7 @@ def phase(base: str, expensive: str, clients: int, seconds: float) -> None:
                 probes[name].append(took if status == 200 else float("inf"))
             stop.wait(max(0.0, PROBE_EVERY - (time.monotonic() - started)))
 
-    threads = [threading.Thread(target=loop) for _ in range(clients)]
-    threads.append(threading.Thread(target=probe))
-    for thread in threads:
-        thread.start()
-    time.sleep(seconds)
-    stop.set()
-    for thread in threads:
-        thread.join()
+    run_together([*[loop] * clients, probe], seconds, stop)
 
     line = []
     for name, times in probes.items():
