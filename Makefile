@@ -49,11 +49,18 @@ browser: ## Install Debian's chromium and Japanese fonts for the browser tests w
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
 	  else echo "Browser tests need Debian's chromium and fonts-noto-cjk: sudo apt-get install chromium fonts-noto-cjk"; exit 1; fi; }
 
-test-sqlite: $(STAMP) translations browser ## Run every test on SQLite
-	TEST_DATABASE=sqlite $(BIN)/pytest
+# Each pass spreads its tests over the cores (pytest-xdist; TEST_WORKERS=0 runs them in
+# this process) and ends with its 25 slowest. TESTS picks a part:
+# make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
+TEST_WORKERS ?= auto
+TESTS ?=
+PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=25
 
-test-postgresql: $(STAMP) translations browser ## Run every test on a throwaway PostgreSQL database
-	TEST_DATABASE=postgresql $(BIN)/pytest
+test-sqlite: $(STAMP) translations browser ## Run every test on SQLite
+	TEST_DATABASE=sqlite $(PYTEST) $(TESTS)
+
+test-postgresql: $(STAMP) translations browser ## Run every test but the database-independent ones on a throwaway PostgreSQL database
+	TEST_DATABASE=postgresql $(PYTEST) $(TESTS)
 
 screenshots: $(STAMP) translations browser ## Take the README's screenshots again (docs/screenshots)
 	DOCS_SCREENSHOTS=docs/screenshots TEST_DATABASE=sqlite $(BIN)/pytest -q tests/browser/test_first_run.py

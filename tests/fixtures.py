@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict
+from urllib.parse import urlsplit, urlunsplit
 
 from peewee import Database, Model, sort_models
 
@@ -23,7 +24,22 @@ TEST_DATABASE = os.environ.get("TEST_DATABASE", "sqlite")
 ADMIN_POSTGRES_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
-TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _redis_url_of_this_process(base: str) -> str:
+    """BASE's Redis database, less one for each pytest-xdist worker before this one
+    (gw0: 15, gw1: 14...): flow tests running side by side never share queues or keys."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    parts = urlsplit(base)
+    database = int(parts.path.lstrip("/") or 0) - int(worker.removeprefix("gw"))
+    if database < 0:
+        raise RuntimeError(f"too many test workers for the Redis databases below {base}")
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+TEST_REDIS_URL = _redis_url_of_this_process(
+    os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+)
 
 REAL_BROWSER_UA = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "

