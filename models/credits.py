@@ -9,13 +9,13 @@ from datetime import datetime, timedelta
 from numbers import Real
 from typing import SupportsInt, cast
 
-from peewee import SQL, Case, ColumnBase, fn
+from peewee import Case
 
 from models.clock import iso, utcnow
 from models.db import db, write_transaction
 from models.errors import DomainError, NotFound
-from models.plans import PAID_STATUSES, PLAN_LIMITS
-from models.tables import BatchRun, Subscription, User, UserVideoAccess, Video
+from models.plans import limit_of_live_plan
+from models.tables import BatchRun, User, UserVideoAccess, Video
 
 ACCESS_VALIDITY = timedelta(weeks=4)
 CREDIT_MINUTES = 10
@@ -164,25 +164,6 @@ def grant_bonus_credits(user_id: str, amount: object) -> None:
         raise UserNotFound(user_id)
 
 
-def _limit_of_live_plan() -> Case:
-    """SQL: each user's plan limit, from their live subscriptions (pro over plus)."""
-
-    def holds(plan: str) -> ColumnBase:
-        return fn.EXISTS(
-            Subscription.select(SQL("1")).where(
-                (Subscription.reference_id == User.id)
-                & (Subscription.plan == plan)
-                & Subscription.status.in_(PAID_STATUSES)
-            )
-        )
-
-    return Case(
-        None,
-        [(holds("pro"), PLAN_LIMITS["pro"]), (holds("plus"), PLAN_LIMITS["plus"])],
-        PLAN_LIMITS["free"],
-    )
-
-
 @dataclass(frozen=True)
 class ResetResult:
     users: int
@@ -194,7 +175,7 @@ def monthly_reset(now: datetime | None = None) -> ResetResult:
     in two set-based statements of one transaction. bonus_credit is never touched."""
     stamp = iso(now or utcnow())
     with write_transaction():
-        users = User.update(credit_balance=_limit_of_live_plan()).execute()
+        users = User.update(credit_balance=limit_of_live_plan()).execute()
         deleted = UserVideoAccess.delete().where(UserVideoAccess.expires_at < stamp).execute()
     return ResetResult(users=users, access_rows_deleted=deleted)
 
@@ -202,7 +183,7 @@ def monthly_reset(now: datetime | None = None) -> ResetResult:
 def set_balance_to_plan_limit(user_id: str) -> int:
     """credit_balance to the limit of the user's plan now (subscriptions decide)."""
     with db.atomic():
-        User.update(credit_balance=_limit_of_live_plan()).where(User.id == user_id).execute()
+        User.update(credit_balance=limit_of_live_plan()).where(User.id == user_id).execute()
         balance: int = User.select(User.credit_balance).where(User.id == user_id).scalar()
         return balance
 
