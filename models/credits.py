@@ -11,6 +11,7 @@ from typing import SupportsInt, cast
 
 from peewee import Case
 
+from models.ads.months import month_of
 from models.clock import iso, utcnow
 from models.db import db, write_transaction
 from models.errors import DomainError, NotFound
@@ -188,14 +189,11 @@ def set_balance_to_plan_limit(user_id: str) -> int:
         return balance
 
 
-def month_of(now: datetime) -> str:
-    return now.strftime("%Y-%m")
-
-
 def run_monthly_reset(
     period: str | None = None, *, force: bool = False, now: datetime | None = None
 ) -> ResetResult | None:
-    """The monthly reset, once per period (`YYYY-MM`): the ledger row and the reset
+    """The monthly reset, once per period (`YYYY-MM`, by default the UTC month of `now`
+    whatever zone it is given in, as every month here): the ledger row and the reset
     commit together, so a redelivered message cannot reset a month twice (and hand
     back what was spent since). `force` runs it again regardless."""
     now = now or utcnow()
