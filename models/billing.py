@@ -29,7 +29,13 @@ from models.payments import (
     plan_for_price,
     plan_price_id,
 )
-from models.plans import PAID_STATUSES, PLAN_RANK
+from models.plans import (
+    PAID_STATUSES,
+    PLAN_RANK,
+    is_live,
+    larger_plans_than,
+    live_subscriptions,
+)
 from models.referrals import pay_referral_reward
 from models.tables import (
     DuplicateSubscription,
@@ -127,9 +133,7 @@ def sync_subscription(
         # applied at once cannot both see no other paid subscription.
         _lock_member(owner)
         before = Subscription.get_or_none(Subscription.payment_subscription_id == remote.id)
-        starts_paying = remote.status in PAID_STATUSES and (
-            before is None or before.status not in PAID_STATUSES
-        )
+        starts_paying = is_live(remote.status) and (before is None or not is_live(before.status))
         kept = _other_live_subscription(owner, remote.id) if starts_paying else None
         if kept is None:
             (
@@ -162,12 +166,8 @@ def _lock_member(user_id: str) -> None:
 def _other_live_subscription(user_id: str, subscription_id: str) -> Subscription | None:
     """The member's paid subscription other than this one, if any."""
     row: Subscription | None = (
-        Subscription.select()
-        .where(
-            (Subscription.reference_id == user_id)
-            & (Subscription.payment_subscription_id != subscription_id)
-            & Subscription.status.in_(PAID_STATUSES)
-        )
+        live_subscriptions(user_id)
+        .where(Subscription.payment_subscription_id != subscription_id)
         .order_by(Subscription.id)
         .first()
     )
@@ -268,13 +268,12 @@ def _first_refill(subscription_id: str, plan: str, period_start: int | None) -> 
     same subscription was already credited in this period: a downgrade is credited from
     the next period on, so stepping down and up again refills nothing."""
     if plan != "free":
-        larger = [p for p, rank in PLAN_RANK.items() if rank > PLAN_RANK.get(plan, 0)]
         credited_larger = (
             SubscriptionRefill.select()
             .where(
                 (SubscriptionRefill.payment_subscription_id == subscription_id)
                 & (SubscriptionRefill.period_start == (period_start or 0))
-                & SubscriptionRefill.plan.in_(larger)
+                & SubscriptionRefill.plan.in_(larger_plans_than(plan))
             )
             .exists()
         )
@@ -313,19 +312,11 @@ def apply_subscription_event(
 def _apply_credits(kind: str, row: Subscription) -> None:
     subscription_id = row.payment_subscription_id
     assert subscription_id is not None  # sync_subscription writes it on every row
-    if kind in ("complete", "update") and row.status in PAID_STATUSES:
+    if kind in ("complete", "update") and is_live(row.status):
         if _first_refill(subscription_id, row.plan, row.period_start):
             set_balance_to_plan_limit(row.reference_id)
     elif kind == "deleted" or row.status in ENDED_STATUSES:
-        still_live = (
-            Subscription.select()
-            .where(
-                (Subscription.reference_id == row.reference_id)
-                & (Subscription.id != row.id)
-                & Subscription.status.in_(PAID_STATUSES)
-            )
-            .exists()
-        )
+        still_live = live_subscriptions(row.reference_id).where(Subscription.id != row.id).exists()
         if not still_live and _first_refill(subscription_id, "free", 0):
             set_balance_to_plan_limit(row.reference_id)
     if kind == "complete":
@@ -391,7 +382,7 @@ def managed_subscription(user_id: str) -> Subscription | None:
     )
     rows.sort(
         key=lambda row: (
-            row.status in PAID_STATUSES,
+            is_live(row.status),
             PLAN_RANK.get(row.plan, 0),
             row.period_end or 0,
         ),
@@ -412,7 +403,7 @@ class SubscriptionSummary:
 
     @property
     def paid_up(self) -> bool:
-        return self.status in PAID_STATUSES
+        return is_live(self.status)
 
 
 def _day(ms: int | None) -> date | None:
@@ -482,14 +473,6 @@ OPENING_TTL = timedelta(minutes=2)
 PAID_CHECKOUT_BLOCKS_FOR = timedelta(days=1)
 
 
-def _live_subscription(user_id: str) -> bool:
-    return bool(
-        Subscription.select()
-        .where((Subscription.reference_id == user_id) & Subscription.status.in_(PAID_STATUSES))
-        .exists()
-    )
-
-
 def _held_checkout(held: SubscriptionCheckout, plan: str) -> CheckoutSession | None:
     """Whether the member's recorded checkout still blocks a new one: the checkout to
     send them back to (open, same plan), CheckoutOpen (open for another plan, being
@@ -552,7 +535,7 @@ def _claim_checkout(user_id: str, plan: str) -> str | CheckoutSession:
             )
         if not won:
             raise CheckoutOpen()
-        if _live_subscription(user_id):
+        if live_subscriptions(user_id).exists():
             raise AlreadySubscribedToPlan()
     return token
 
@@ -572,7 +555,7 @@ def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
     checkout that expired, was cancelled or was applied no longer counts."""
     if plan not in ("plus", "pro"):
         raise ValidationError(fields={"plan": "must be plus or pro"})
-    if _live_subscription(user_id):
+    if live_subscriptions(user_id).exists():
         raise AlreadySubscribedToPlan()
     price_id = plan_price_id(plan)
     if not price_id:

@@ -9,13 +9,14 @@ from datetime import datetime, timedelta
 from numbers import Real
 from typing import SupportsInt, cast
 
-from peewee import SQL, Case, ColumnBase, fn
+from peewee import Case
 
+from models.ads.months import month_of
 from models.clock import iso, utcnow
 from models.db import db, write_transaction
 from models.errors import DomainError, NotFound
-from models.plans import PAID_STATUSES, PLAN_LIMITS
-from models.tables import BatchRun, Subscription, User, UserVideoAccess, Video
+from models.plans import limit_of_live_plan
+from models.tables import BatchRun, User, UserVideoAccess, Video
 
 ACCESS_VALIDITY = timedelta(weeks=4)
 CREDIT_MINUTES = 10
@@ -164,25 +165,6 @@ def grant_bonus_credits(user_id: str, amount: object) -> None:
         raise UserNotFound(user_id)
 
 
-def _limit_of_live_plan() -> Case:
-    """SQL: each user's plan limit, from their live subscriptions (pro over plus)."""
-
-    def holds(plan: str) -> ColumnBase:
-        return fn.EXISTS(
-            Subscription.select(SQL("1")).where(
-                (Subscription.reference_id == User.id)
-                & (Subscription.plan == plan)
-                & Subscription.status.in_(PAID_STATUSES)
-            )
-        )
-
-    return Case(
-        None,
-        [(holds("pro"), PLAN_LIMITS["pro"]), (holds("plus"), PLAN_LIMITS["plus"])],
-        PLAN_LIMITS["free"],
-    )
-
-
 @dataclass(frozen=True)
 class ResetResult:
     users: int
@@ -194,7 +176,7 @@ def monthly_reset(now: datetime | None = None) -> ResetResult:
     in two set-based statements of one transaction. bonus_credit is never touched."""
     stamp = iso(now or utcnow())
     with write_transaction():
-        users = User.update(credit_balance=_limit_of_live_plan()).execute()
+        users = User.update(credit_balance=limit_of_live_plan()).execute()
         deleted = UserVideoAccess.delete().where(UserVideoAccess.expires_at < stamp).execute()
     return ResetResult(users=users, access_rows_deleted=deleted)
 
@@ -202,19 +184,16 @@ def monthly_reset(now: datetime | None = None) -> ResetResult:
 def set_balance_to_plan_limit(user_id: str) -> int:
     """credit_balance to the limit of the user's plan now (subscriptions decide)."""
     with db.atomic():
-        User.update(credit_balance=_limit_of_live_plan()).where(User.id == user_id).execute()
+        User.update(credit_balance=limit_of_live_plan()).where(User.id == user_id).execute()
         balance: int = User.select(User.credit_balance).where(User.id == user_id).scalar()
         return balance
-
-
-def month_of(now: datetime) -> str:
-    return now.strftime("%Y-%m")
 
 
 def run_monthly_reset(
     period: str | None = None, *, force: bool = False, now: datetime | None = None
 ) -> ResetResult | None:
-    """The monthly reset, once per period (`YYYY-MM`): the ledger row and the reset
+    """The monthly reset, once per period (`YYYY-MM`, by default the UTC month of `now`
+    whatever zone it is given in, as every month here): the ledger row and the reset
     commit together, so a redelivered message cannot reset a month twice (and hand
     back what was spent since). `force` runs it again regardless."""
     now = now or utcnow()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+import os
+import time
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -20,7 +22,7 @@ from models.credits import (
     unlock_video,
 )
 from models.errors import NotFound
-from models.tables import User, UserVideoAccess
+from models.tables import BatchRun, User, UserVideoAccess
 from tests.concurrency import at_once
 from tests.factories import make_admin, make_subscription, make_user, make_video
 
@@ -202,3 +204,53 @@ def test_a_consumption_during_the_reset_is_neither_lost_nor_counted_twice():
     # from 50, those before it from the old 10; none vanished and none counted twice.
     assert 40 <= balance <= 50
     assert bonus == 0
+
+
+# 2026-12-01 00:30 in Japan is 2026-11-30 15:30 UTC: already December there, still
+# November in the months the service counts (CONTRACT section 0: UTC).
+JAPAN = timezone(timedelta(hours=9))
+JAPAN_AFTER_MIDNIGHT = datetime(2026, 12, 1, 0, 30, tzinfo=JAPAN)
+
+
+@pytest.fixture
+def japanese_local_time():
+    """The process's local zone is Japan's (a POSIX rule: no zone files needed)."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "JST-9"
+    time.tzset()
+    yield
+    if before is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+def reset_periods():
+    return [run.period for run in BatchRun.select().where(BatchRun.name == "monthly-reset")]
+
+
+def test_the_reset_counts_a_moment_given_in_japan_in_its_utc_month():
+    user = make_user(credit_balance=10)
+    assert run_monthly_reset(now=JAPAN_AFTER_MIDNIGHT) is not None
+    assert reset_periods() == ["2026-11"]
+    User.update(credit_balance=5).where(User.id == user.id).execute()
+    # The same instant written in UTC is the same month: no second reset.
+    assert run_monthly_reset(now=JAPAN_AFTER_MIDNIGHT.astimezone(UTC)) is None
+    assert balances(user) == (5, 0)
+
+
+def test_the_reset_reads_a_naive_moment_as_local_time_like_its_stamps(japanese_local_time):
+    # Naive 00:30 on 1 December in a process running in Japan: the access rows are
+    # compared with it as 2026-11-30T15:30Z (models.clock.iso), so the month is November.
+    naive = JAPAN_AFTER_MIDNIGHT.replace(tzinfo=None)
+    assert iso(naive) == "2026-11-30T15:30:00.000Z"
+    assert run_monthly_reset(now=naive) is not None
+    assert reset_periods() == ["2026-11"]
+    assert run_monthly_reset(now=datetime(2026, 11, 30, 15, 30, tzinfo=UTC)) is None
+
+
+def test_the_reset_at_the_utc_turn_of_the_month_is_the_new_month():
+    assert run_monthly_reset(now=datetime(2026, 12, 1, 0, 0, tzinfo=UTC)) is not None
+    assert run_monthly_reset(now=datetime(2026, 11, 30, 23, 59, 59, tzinfo=UTC)) is not None
+    assert sorted(reset_periods()) == ["2026-11", "2026-12"]
