@@ -64,77 +64,42 @@ _COMPARISON = re.compile(r"(>=|<=|>|<)(.+)")
 _COUNT = re.compile(r"(\d+)(?:\.(\d+))?([km]?)")
 
 
+# What can be wrong with a query: each QueryError's `problem`. The API and the pages say
+# each in words (web/search_refusals.py); this module only names them.
+PROBLEMS = (
+    "unknown_filter",  # name:value with an ASCII value, the name no filter's
+    "empty_filter",  # a filter without its value (lang:)
+    "bad_date",  # after: / before: a value that is no day of the calendar
+    "empty_range",  # bounds no video can be between (after: later than before:)
+    "bad_duration",  # duration: neither a length class nor a length compared
+    "bad_type",  # type: neither manual nor auto
+    "bad_language",  # lang: no ISO 639-1 code
+    "bad_views",  # views: no count compared
+    "too_large",  # a length or a view count past MAX_NUMBER
+    "repeated_filter",  # a filter (or one bound of a number) given twice
+    "lone_minus",  # a "-" with nothing after it
+    "dangling_or",  # OR (|) without a side
+    "excluded_filter",  # -lang:ja
+    "excluded_in_or",  # an excluded word as one side of OR
+    "filter_in_or",  # a filter as one side of OR
+    "short_prefix",  # word* with fewer than MIN_PREFIX letters
+    "no_words",  # only filters and excluded words
+)
+
+
 class QueryError(ValueError):
-    """A query that cannot be read: `problem` (a code, see PROBLEMS), `part` (as typed)
-    and `position` (its first character, from 1)."""
+    """A query that cannot be read: `problem` (one of PROBLEMS), `part` (as typed) and
+    `position` (its first character, from 1)."""
 
     def __init__(self, problem: str, part: str, position: int) -> None:
+        if problem not in PROBLEMS:  # each one the API and the pages have words for
+            raise KeyError(problem)
         self.problem, self.part, self.position = problem, part, position
-        super().__init__(self.describe())
-
-    def describe(self) -> str:
-        """The problem in the API's words (English)."""
-        return PROBLEMS[self.problem].format(part=self.part, at=self.position)
+        super().__init__(self.short())
 
     def short(self) -> str:
         """The problem as the error's `fields.q` says it."""
         return f"{self.problem.replace('_', ' ')}: “{self.part}” at character {self.position}"
-
-
-# Each problem in the API's words; the search page says the same in the reader's
-# language (web/pages/search.py).
-PROBLEMS = {
-    "unknown_filter": (
-        "“{part}” at character {at} is not a filter: the filters are after:, before:,"
-        " duration:, type:, lang: and views:. Put it in quotes to search for the text."
-    ),
-    "empty_filter": "“{part}” at character {at} has no value: write it as in after:2024-01-01.",
-    "bad_date": (
-        "“{part}” at character {at} is not a date: write YYYY-MM-DD, YYYY-MM or YYYY"
-        " (after:2024-01-01)."
-    ),
-    "empty_range": (
-        "“{part}” at character {at} leaves no day between after: and before:; no video can match."
-    ),
-    "bad_duration": (
-        "“{part}” at character {at}: write duration:short, medium or long, or a length"
-        " such as duration:>20m, duration:<4m or duration:>=1h30m."
-    ),
-    "bad_type": "“{part}” at character {at}: subtitles are type:manual or type:auto.",
-    "bad_language": (
-        "“{part}” at character {at}: lang: takes a two-letter ISO 639-1 code, such as"
-        " lang:ja or lang:en."
-    ),
-    "bad_views": (
-        "“{part}” at character {at}: write a view count such as views:>10000, views:<500"
-        " or views:>=1.5m."
-    ),
-    "too_large": (
-        f"“{{part}}” at character {{at}} holds a number past any video's length or view"
-        f" count: a filter's bound is at most {MAX_NUMBER:,} (seconds or views)."
-    ),
-    "repeated_filter": (
-        "“{part}” at character {at} repeats a filter given before; give each filter once"
-        " (a length or a view count may have one lower and one upper bound)."
-    ),
-    "lone_minus": (
-        "The “-” at character {at} excludes nothing: put the word right after it, as in -word."
-    ),
-    "dangling_or": "“{part}” at character {at} needs a word or a phrase on each side.",
-    "excluded_filter": (
-        "“{part}” at character {at}: a filter cannot be excluded; choose the values you"
-        " want instead."
-    ),
-    "excluded_in_or": ("“{part}” at character {at}: an excluded word cannot be one side of OR."),
-    "filter_in_or": "“{part}” at character {at}: a filter cannot be one side of OR.",
-    "short_prefix": (
-        f"“{{part}}” at character {{at}}: a prefix needs at least {MIN_PREFIX} letters before *."
-    ),
-    "no_words": (
-        "The query has no word to search for at character {at}: filters and excluded"
-        " words only narrow a search."
-    ),
-}
 
 
 @dataclass(frozen=True)

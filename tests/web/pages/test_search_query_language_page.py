@@ -18,7 +18,8 @@ from models.search.query import PROBLEMS, SUBTITLE_TYPES, QueryError, parse_sear
 from models.tables import SearchHistory
 from tests.factories import make_user, sign_in
 from tests.fakes.platform_files import auto, manual
-from web.pages.search import PROBLEM_WORDS, SUBTITLE_KINDS, control_values, fold_controls
+from web.pages.search import SUBTITLE_KINDS, control_values, fold_controls
+from web.search_refusals import QUERY_PROBLEMS
 
 JAPANESE = {"Accept-Language": "ja"}
 ENGLISH = {"Accept-Language": "en"}
@@ -364,7 +365,7 @@ UNREADABLE = {
 
 
 def test_every_problem_of_the_query_language_is_said_in_the_readers_words():
-    assert set(PROBLEM_WORDS) == set(PROBLEMS) == set(UNREADABLE)
+    assert set(QUERY_PROBLEMS) == set(PROBLEMS) == set(UNREADABLE)
     assert set(SUBTITLE_KINDS) == set(SUBTITLE_TYPES)
 
 
