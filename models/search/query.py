@@ -184,6 +184,47 @@ def parse_query(q: str) -> list[Term]:
         return [term for term in found if term is not None]
 
 
+@functools.cache
+def language_codes() -> frozenset[str]:
+    """The codes lang: takes: ISO 639-1's two letters (pycountry's languages that have one)."""
+    return frozenset(
+        language.alpha_2 for language in pycountry.languages if hasattr(language, "alpha_2")
+    )
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """What another reader needs to find a query's filters as this one does: the search
+    page's script (web/static/search-query.js), which holds no rule of its own. Patterns
+    use only what Python's re and JavaScript's RegExp both read, each matched whole, `.`
+    taking line ends too (they differ on one point: a digit, for Python, is any script's)."""
+
+    space: str  # what separates parts
+    quotes: dict[str, str]  # an opening quote -> its closing one: a phrase is no filter
+    minus: tuple[str, ...]  # a part starting with one is left out: no filter either
+    operator: str  # name:value, the name (ASCII letters, any case) and the value
+    names: tuple[str, ...]  # the filters' names, in lower case
+    date: str  # after:'s and before:'s value: year, month and day, the last two optional
+    lengths: tuple[str, ...]  # duration:'s length classes
+    kinds: tuple[str, ...]  # type:'s values
+    languages: tuple[str, ...]  # lang:'s values
+
+
+def grammar() -> Grammar:
+    """The rules as the reader below applies them, as data."""
+    return Grammar(
+        space=_SPACE.pattern,
+        quotes=dict(_QUOTES),
+        minus=_MINUS,
+        operator=_OPERATOR.pattern,
+        names=FILTER_NAMES,
+        date=_DATE.pattern,
+        lengths=tuple(DURATIONS),
+        kinds=SUBTITLE_TYPES,
+        languages=tuple(sorted(language_codes())),
+    )
+
+
 # -- reading ------------------------------------------------------------------------------
 
 
@@ -385,7 +426,7 @@ class _Reader:
         elif name == "lang":
             self._once(name, token)
             code = value.lower()
-            if len(code) != 2 or pycountry.languages.get(alpha_2=code) is None:
+            if code not in language_codes():
                 raise QueryError("bad_language", token.raw, token.start + 1)
             self.filters["language"] = code
         elif name == "duration":

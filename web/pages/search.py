@@ -4,8 +4,9 @@ a query that cannot be read or is past a bound said in the reader's words)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import date, timedelta
 from types import SimpleNamespace
 from typing import NamedTuple
@@ -23,8 +24,10 @@ from models.errors import ValidationError
 from models.search import DEFAULT_SEMANTIC_RATIO, SearchQuery
 from models.search.query import (
     DURATIONS,
+    SUBTITLE_TYPES,
     Part,
     QueryError,
+    grammar,
     parse_search,
     without,
 )
@@ -207,12 +210,13 @@ VIEW_BOUNDS = {
 
 class QueryPanel(NamedTuple):
     """The filter panel for a query: each control's value (control_values), how many
-    filters the query holds, the length classes in words and the languages to choose from,
-    and the query without its filters (the panel's reset)."""
+    filters the query holds, the length classes and the subtitle kinds in words and the
+    languages to choose from, and the query without its filters (the panel's reset)."""
 
     values: dict[str, str]
     filter_count: int
     lengths: dict[str, str]
+    kinds: dict[str, str]
     languages: list[tuple[str, str]]
     unfiltered_q: str
 
@@ -230,6 +234,7 @@ def query_panel(q: str) -> QueryPanel:
         values=values,
         filter_count=len(filters),
         lengths={name: length_class(name) for name in DURATIONS},
+        kinds={kind: str(SUBTITLE_KINDS[kind]) for kind in SUBTITLE_TYPES},
         languages=[(code, language_name(code)) for code in codes],
         unfiltered_q=_cut(q, filters),
     )
@@ -390,6 +395,22 @@ def length_words(seconds: int) -> str:
 def language_name(code: str) -> str:
     """A language as the reader names it (babel's names), the code when unknown."""
     return str(Locale.parse(locale_code()).languages.get(code, code))
+
+
+@bp.app_template_global()
+def query_script_rules() -> dict[str, object]:
+    """What search-query.js reads the search box by (search.html embeds it as JSON): the
+    query language's rules as the server reads a query (models/search/query.py, grammar),
+    with each language lang: takes named as language_name names it."""
+    rules = asdict(grammar())
+    rules["languages"] = _language_names(locale_code(), rules["languages"])
+    return rules
+
+
+@functools.cache
+def _language_names(locale: str, codes: tuple[str, ...]) -> dict[str, str]:
+    names = Locale.parse(locale).languages
+    return {code: str(names.get(code, code)) for code in codes}
 
 
 class SearchFilters(NamedTuple):
