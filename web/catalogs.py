@@ -15,10 +15,9 @@ from babel.messages.mofile import read_mo
 
 from models.settings import ConfigError
 from web.i18n import LOCALES
+from web.translation import SOURCE_LOCALE
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
-# The msgids are English: pages in English read right with no catalog at all.
-SOURCE_LOCALE = "en"
 
 
 def catalog_path(locale: str, translations: Path | None = None) -> Path:

@@ -16,6 +16,10 @@ import flask_babel
 from babel import Locale
 from flask import Flask
 
+# The language the msgids are written in: pages in English read right with no catalog
+# at all (web/catalogs.py).
+SOURCE_LOCALE = "en"
+
 
 class LazyText(Protocol):
     """A sentence translated each time it is read (Flask-Babel's LazyString): `str()` it,
@@ -40,6 +44,14 @@ def lazy_gettext(string: str, **variables: object) -> LazyText:
     """gettext when the text is read: for sentences kept from import time on."""
     lazy: LazyText = flask_babel.lazy_gettext(string, **variables)
     return lazy
+
+
+def in_source_language(text: LazyText) -> str:
+    """`text` in the words it is written in, English, whoever reads the page: an API
+    message said with a page's sentence (the English catalog leaves every msgid as it
+    is, web/catalogs.py)."""
+    with flask_babel.force_locale(SOURCE_LOCALE):
+        return str(text)
 
 
 def force_locale(locale: str) -> AbstractContextManager[None]:

@@ -64,77 +64,42 @@ _COMPARISON = re.compile(r"(>=|<=|>|<)(.+)")
 _COUNT = re.compile(r"(\d+)(?:\.(\d+))?([km]?)")
 
 
+# What can be wrong with a query: each QueryError's `problem`. The API and the pages say
+# each in words (web/search_refusals.py); this module only names them.
+PROBLEMS = (
+    "unknown_filter",  # name:value with an ASCII value, the name no filter's
+    "empty_filter",  # a filter without its value (lang:)
+    "bad_date",  # after: / before: a value that is no day of the calendar
+    "empty_range",  # bounds no video can be between (after: later than before:)
+    "bad_duration",  # duration: neither a length class nor a length compared
+    "bad_type",  # type: neither manual nor auto
+    "bad_language",  # lang: no ISO 639-1 code
+    "bad_views",  # views: no count compared
+    "too_large",  # a length or a view count past MAX_NUMBER
+    "repeated_filter",  # a filter (or one bound of a number) given twice
+    "lone_minus",  # a "-" with nothing after it
+    "dangling_or",  # OR (|) without a side
+    "excluded_filter",  # -lang:ja
+    "excluded_in_or",  # an excluded word as one side of OR
+    "filter_in_or",  # a filter as one side of OR
+    "short_prefix",  # word* with fewer than MIN_PREFIX letters
+    "no_words",  # only filters and excluded words
+)
+
+
 class QueryError(ValueError):
-    """A query that cannot be read: `problem` (a code, see PROBLEMS), `part` (as typed)
-    and `position` (its first character, from 1)."""
+    """A query that cannot be read: `problem` (one of PROBLEMS), `part` (as typed) and
+    `position` (its first character, from 1)."""
 
     def __init__(self, problem: str, part: str, position: int) -> None:
+        if problem not in PROBLEMS:  # each one the API and the pages have words for
+            raise KeyError(problem)
         self.problem, self.part, self.position = problem, part, position
-        super().__init__(self.describe())
-
-    def describe(self) -> str:
-        """The problem in the API's words (English)."""
-        return PROBLEMS[self.problem].format(part=self.part, at=self.position)
+        super().__init__(self.short())
 
     def short(self) -> str:
         """The problem as the error's `fields.q` says it."""
         return f"{self.problem.replace('_', ' ')}: “{self.part}” at character {self.position}"
-
-
-# Each problem in the API's words; the search page says the same in the reader's
-# language (web/pages/search.py).
-PROBLEMS = {
-    "unknown_filter": (
-        "“{part}” at character {at} is not a filter: the filters are after:, before:,"
-        " duration:, type:, lang: and views:. Put it in quotes to search for the text."
-    ),
-    "empty_filter": "“{part}” at character {at} has no value: write it as in after:2024-01-01.",
-    "bad_date": (
-        "“{part}” at character {at} is not a date: write YYYY-MM-DD, YYYY-MM or YYYY"
-        " (after:2024-01-01)."
-    ),
-    "empty_range": (
-        "“{part}” at character {at} leaves no day between after: and before:; no video can match."
-    ),
-    "bad_duration": (
-        "“{part}” at character {at}: write duration:short, medium or long, or a length"
-        " such as duration:>20m, duration:<4m or duration:>=1h30m."
-    ),
-    "bad_type": "“{part}” at character {at}: subtitles are type:manual or type:auto.",
-    "bad_language": (
-        "“{part}” at character {at}: lang: takes a two-letter ISO 639-1 code, such as"
-        " lang:ja or lang:en."
-    ),
-    "bad_views": (
-        "“{part}” at character {at}: write a view count such as views:>10000, views:<500"
-        " or views:>=1.5m."
-    ),
-    "too_large": (
-        f"“{{part}}” at character {{at}} holds a number past any video's length or view"
-        f" count: a filter's bound is at most {MAX_NUMBER:,} (seconds or views)."
-    ),
-    "repeated_filter": (
-        "“{part}” at character {at} repeats a filter given before; give each filter once"
-        " (a length or a view count may have one lower and one upper bound)."
-    ),
-    "lone_minus": (
-        "The “-” at character {at} excludes nothing: put the word right after it, as in -word."
-    ),
-    "dangling_or": "“{part}” at character {at} needs a word or a phrase on each side.",
-    "excluded_filter": (
-        "“{part}” at character {at}: a filter cannot be excluded; choose the values you"
-        " want instead."
-    ),
-    "excluded_in_or": ("“{part}” at character {at}: an excluded word cannot be one side of OR."),
-    "filter_in_or": "“{part}” at character {at}: a filter cannot be one side of OR.",
-    "short_prefix": (
-        f"“{{part}}” at character {{at}}: a prefix needs at least {MIN_PREFIX} letters before *."
-    ),
-    "no_words": (
-        "The query has no word to search for at character {at}: filters and excluded"
-        " words only narrow a search."
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -217,6 +182,47 @@ def parse_query(q: str) -> list[Term]:
     except QueryError:
         found = (make_term(part) for part in _SPACE.split(q) if not _OPERATOR.fullmatch(part))
         return [term for term in found if term is not None]
+
+
+@functools.cache
+def language_codes() -> frozenset[str]:
+    """The codes lang: takes: ISO 639-1's two letters (pycountry's languages that have one)."""
+    return frozenset(
+        language.alpha_2 for language in pycountry.languages if hasattr(language, "alpha_2")
+    )
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """What another reader needs to find a query's filters as this one does: the search
+    page's script (web/static/search-query.js), which holds no rule of its own. Patterns
+    use only what Python's re and JavaScript's RegExp both read, each matched whole, `.`
+    taking line ends too (they differ on one point: a digit, for Python, is any script's)."""
+
+    space: str  # what separates parts
+    quotes: dict[str, str]  # an opening quote -> its closing one: a phrase is no filter
+    minus: tuple[str, ...]  # a part starting with one is left out: no filter either
+    operator: str  # name:value, the name (ASCII letters, any case) and the value
+    names: tuple[str, ...]  # the filters' names, in lower case
+    date: str  # after:'s and before:'s value: year, month and day, the last two optional
+    lengths: tuple[str, ...]  # duration:'s length classes
+    kinds: tuple[str, ...]  # type:'s values
+    languages: tuple[str, ...]  # lang:'s values
+
+
+def grammar() -> Grammar:
+    """The rules as the reader below applies them, as data."""
+    return Grammar(
+        space=_SPACE.pattern,
+        quotes=dict(_QUOTES),
+        minus=_MINUS,
+        operator=_OPERATOR.pattern,
+        names=FILTER_NAMES,
+        date=_DATE.pattern,
+        lengths=tuple(DURATIONS),
+        kinds=SUBTITLE_TYPES,
+        languages=tuple(sorted(language_codes())),
+    )
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -420,7 +426,7 @@ class _Reader:
         elif name == "lang":
             self._once(name, token)
             code = value.lower()
-            if len(code) != 2 or pycountry.languages.get(alpha_2=code) is None:
+            if code not in language_codes():
                 raise QueryError("bad_language", token.raw, token.start + 1)
             self.filters["language"] = code
         elif name == "duration":

@@ -9,8 +9,11 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
+from models.search import query as query_language
 from tests.fixtures import keep_screenshot
 from tests.web.pages.test_search_query_language_page import index_kitchen
+from web.pages import search as search_page
+from web.pages.search import SUBTITLE_KINDS
 
 WIDTHS = [375, 1280]
 
@@ -151,6 +154,29 @@ def test_the_open_panel_with_filters_fits_the_screen(page, site, kitchen, width)
     for selector in (".filter-dates", ".filter-length", ".filter-language", ".applied-parts"):
         shown = page.locator(selector).bounding_box()
         assert shown["x"] >= 0 and shown["x"] + shown["width"] <= width, selector
+
+
+def test_the_panel_follows_the_rules_the_server_reads_by(page, site, kitchen, monkeypatch):
+    """search-query.js holds no rule of its own: a subtitle kind and the languages the
+    server's query language is given are the ones the panel follows as one types."""
+    # Given the server takes one more subtitle kind, and no longer Korean
+    monkeypatch.setattr(query_language, "SUBTITLE_TYPES", ("manual", "auto", "dubbed"))
+    monkeypatch.setattr(search_page, "SUBTITLE_TYPES", ("manual", "auto", "dubbed"))
+    monkeypatch.setitem(SUBTITLE_KINDS, "dubbed", "吹き替え字幕")
+    codes = query_language.language_codes() - {"ko"}
+    monkeypatch.setattr(query_language, "language_codes", lambda: codes)
+    page.goto(f"{site}/search?q=醤油")
+    page.locator(".search-filters summary").click()
+    # When one types them, then the panel says what the server would read
+    box(page).fill("醤油 type:dubbed lang:ko")
+    assert page.get_by_label("字幕の種類", exact=True).input_value() == "dubbed"
+    assert page.get_by_label("字幕の言語", exact=True).input_value() == ""
+    # A language the short list does not hold is added, named as the server names it
+    box(page).fill("醤油 lang:it")
+    assert page.get_by_label("字幕の言語", exact=True).input_value() == "it"
+    assert page.get_by_label("字幕の言語", exact=True).locator("option:checked").inner_text() == (
+        "イタリア語"
+    )
 
 
 def test_a_query_that_cannot_be_read_is_said_beside_the_box(page, site, kitchen):

@@ -4,8 +4,9 @@ a query that cannot be read or is past a bound said in the reader's words)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import date, timedelta
 from types import SimpleNamespace
 from typing import NamedTuple
@@ -20,13 +21,13 @@ from models.ads.delivery import MIDROLL_EVERY_HITS, ads_enabled_for, search_page
 from models.ads.months import month_of
 from models.clock import utcnow
 from models.errors import ValidationError
-from models.search import DEFAULT_SEMANTIC_RATIO, SearchQuery, bounds
+from models.search import DEFAULT_SEMANTIC_RATIO, SearchQuery
 from models.search.query import (
     DURATIONS,
-    MAX_NUMBER,
-    MIN_PREFIX,
+    SUBTITLE_TYPES,
     Part,
     QueryError,
+    grammar,
     parse_search,
     without,
 )
@@ -37,6 +38,7 @@ from web.api.schemas.catalog import QueryRefused, SearchParams, total_pages
 from web.i18n import locale_code, number
 from web.pages.blueprint import bp
 from web.pages.served_ads import PageAds, ad_label
+from web.search_refusals import BOUNDS, bound_words, problem_words
 from web.translation import gettext as _
 from web.translation import lazy_gettext
 from web.urls import search_url
@@ -50,26 +52,9 @@ def _search_refusal(error: ValidationError) -> str:
     """Why a search was refused, in the reader's language: a bound of its cost
     (models/search/bounds.py), or the API's own words for anything else."""
     problems = set((error.fields or {}).values())
-    if bounds.TOO_DEEP in problems:
-        return _(
-            "Results can be read up to the %(n)sth. Narrow the search with more words or"
-            " channels instead of going further.",
-            n=bounds.MAX_DEPTH,
-        )
-    if bounds.TOO_MANY_TERMS in problems:
-        return _("Search with at most %(n)s words.", n=bounds.MAX_TERMS)
-    if bounds.TOO_MANY_SCAN_TERMS in problems:
-        return _(
-            "Search with at most %(n)s words of a single kanji or kana;"
-            " words of two characters or more are found faster.",
-            n=bounds.MAX_SCAN_TERMS,
-        )
-    if bounds.TOO_MANY_BRANCHES in problems:
-        return _(
-            "Search with at most %(n)s combinations of the sides of its ORs"
-            " (a OR b c OR d makes 4).",
-            n=bounds.MAX_BRANCHES,
-        )
+    for problem in BOUNDS:
+        if problem in problems:
+            return bound_words(problem)
     # An address made by hand (the form only sends these right): said in the reader's
     # words rather than the API's "Some fields are not valid."
     fields = set(error.fields or {})
@@ -135,7 +120,7 @@ def _unreadable_search(refused: QueryRefused) -> tuple[str, int]:
     page = render_template(
         "search.html",
         query=query,
-        refusal=query_problem(refused.error),
+        refusal=problem_words(refused.error),
         filters=_search_filters(user_id, query),
         panel=query_panel(query.q),
         applied=[],
@@ -221,91 +206,17 @@ VIEW_BOUNDS = {
     "<": lazy_gettext("Under %(count)s views"),
     "<=": lazy_gettext("%(count)s views or fewer"),
 }
-# Each problem of PROBLEMS in the reader's words: the part as typed, the character it
-# starts at (from 1).
-PROBLEM_WORDS = {
-    "unknown_filter": lazy_gettext(
-        "“%(part)s” (character %(at)s) is not a filter: the filters are after:, before:,"
-        " duration:, type:, lang: and views:. Put it in quotes to search for the text."
-    ),
-    "empty_filter": lazy_gettext(
-        "“%(part)s” (character %(at)s) has no value: write it as in after:2024-01-01."
-    ),
-    "bad_date": lazy_gettext(
-        "“%(part)s” (character %(at)s) is not a date: write YYYY-MM-DD, YYYY-MM or YYYY,"
-        " as in after:2024-01-01."
-    ),
-    "empty_range": lazy_gettext(
-        "“%(part)s” (character %(at)s) leaves nothing between the lower and the upper"
-        " bound: no video can match."
-    ),
-    "bad_duration": lazy_gettext(
-        "“%(part)s” (character %(at)s): write duration:short, medium or long, or a length"
-        " such as duration:>20m, duration:<4m or duration:>=1h30m."
-    ),
-    "bad_type": lazy_gettext(
-        "“%(part)s” (character %(at)s): subtitles are type:manual or type:auto."
-    ),
-    "bad_language": lazy_gettext(
-        "“%(part)s” (character %(at)s): lang: takes a two-letter ISO 639-1 code, such as"
-        " lang:ja or lang:en."
-    ),
-    "bad_views": lazy_gettext(
-        "“%(part)s” (character %(at)s): write a view count such as views:>10000,"
-        " views:<500 or views:>=1.5m."
-    ),
-    "repeated_filter": lazy_gettext(
-        "“%(part)s” (character %(at)s) repeats a filter given before: give each filter"
-        " once (a length or a view count may have one lower and one upper bound)."
-    ),
-    "lone_minus": lazy_gettext(
-        "The “-” at character %(at)s leaves nothing out: put the word right after it, as in -word."
-    ),
-    "dangling_or": lazy_gettext(
-        "“%(part)s” (character %(at)s) needs a word or a phrase on each side."
-    ),
-    "excluded_filter": lazy_gettext(
-        "“%(part)s” (character %(at)s): a filter cannot be left out; choose the values"
-        " you want instead."
-    ),
-    "excluded_in_or": lazy_gettext(
-        "“%(part)s” (character %(at)s): a word left out cannot be one side of OR."
-    ),
-    "filter_in_or": lazy_gettext(
-        "“%(part)s” (character %(at)s): a filter cannot be one side of OR."
-    ),
-    "short_prefix": lazy_gettext(
-        "“%(part)s” (character %(at)s): a prefix needs at least %(n)s letters before *."
-    ),
-    "no_words": lazy_gettext(
-        "There is no word to search for: filters and words left out only narrow a"
-        " search. Add the words you are looking for."
-    ),
-    "too_large": lazy_gettext(
-        "“%(part)s” (character %(at)s) holds a number past any video's length or view"
-        " count: a filter's bound is at most %(max)s (seconds or views)."
-    ),
-}
-
-
-def query_problem(error: QueryError) -> str:
-    """What is wrong with a query and where, in the reader's words."""
-    return str(PROBLEM_WORDS[error.problem]) % {
-        "part": error.part,
-        "at": error.position,
-        "n": MIN_PREFIX,
-        "max": number(MAX_NUMBER),
-    }
 
 
 class QueryPanel(NamedTuple):
     """The filter panel for a query: each control's value (control_values), how many
-    filters the query holds, the length classes in words and the languages to choose from,
-    and the query without its filters (the panel's reset)."""
+    filters the query holds, the length classes and the subtitle kinds in words and the
+    languages to choose from, and the query without its filters (the panel's reset)."""
 
     values: dict[str, str]
     filter_count: int
     lengths: dict[str, str]
+    kinds: dict[str, str]
     languages: list[tuple[str, str]]
     unfiltered_q: str
 
@@ -323,6 +234,7 @@ def query_panel(q: str) -> QueryPanel:
         values=values,
         filter_count=len(filters),
         lengths={name: length_class(name) for name in DURATIONS},
+        kinds={kind: str(SUBTITLE_KINDS[kind]) for kind in SUBTITLE_TYPES},
         languages=[(code, language_name(code)) for code in codes],
         unfiltered_q=_cut(q, filters),
     )
@@ -483,6 +395,22 @@ def length_words(seconds: int) -> str:
 def language_name(code: str) -> str:
     """A language as the reader names it (babel's names), the code when unknown."""
     return str(Locale.parse(locale_code()).languages.get(code, code))
+
+
+@bp.app_template_global()
+def query_script_rules() -> dict[str, object]:
+    """What search-query.js reads the search box by (search.html embeds it as JSON): the
+    query language's rules as the server reads a query (models/search/query.py, grammar),
+    with each language lang: takes named as language_name names it."""
+    rules = asdict(grammar())
+    rules["languages"] = _language_names(locale_code(), rules["languages"])
+    return rules
+
+
+@functools.cache
+def _language_names(locale: str, codes: tuple[str, ...]) -> dict[str, str]:
+    names = Locale.parse(locale).languages
+    return {code: str(names.get(code, code)) for code in codes}
 
 
 class SearchFilters(NamedTuple):

@@ -15,16 +15,21 @@
   const TYPED = typedLength.value;
   const lengthControl = typedLength.closest("select");
 
-  // As query.py reads a query: parts split by whitespace; a phrase in quotes (after an
-  // optional minus) is never a filter; a bare name:value with a known name is.
-  const QUOTES = new Map([['"', '"'], ["＂", "＂"], ["“", "”"]]);
-  const MINUS = new Set(["-", "－"]);
-  const SPACE = /\s/;
-  const OPERATOR = /^([A-Za-z]+)[:：]([\s\S]*)$/;
-  const NAMES = new Set(controls.map((control) => control.dataset.queryFilter));
-  const LENGTHS = new Set(["short", "medium", "long"]);
-  const KINDS = new Set(["manual", "auto"]);
-  const DATE = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/;
+  // The query language's rules as the server reads a query (models/search/query.py,
+  // grammar; search.html embeds them): this script holds none of its own. A part is
+  // separated by space; a phrase in quotes (after an optional minus) is never a filter;
+  // a bare name:value with a filter's name is one.
+  const rules = JSON.parse(document.getElementById("query-rules").textContent);
+  const whole = (pattern) => new RegExp(`^(?:${pattern})$`, "su");
+  const SPACE = whole(rules.space);
+  const QUOTES = new Map(Object.entries(rules.quotes));
+  const MINUS = new Set(rules.minus);
+  const OPERATOR = whole(rules.operator);
+  const NAMES = new Set(rules.names);
+  const LENGTHS = new Set(rules.lengths);
+  const KINDS = new Set(rules.kinds);
+  const LANGUAGES = new Map(Object.entries(rules.languages));
+  const DATE = whole(rules.date);
 
   // The panel's filters typed in `text`: {name, value, start, end} in order.
   function filtersIn(text) {
@@ -75,24 +80,16 @@
     if (name === "after" || name === "before") return day(value, name === "before");
     if (name === "duration") return typed.length === 1 && LENGTHS.has(lower) ? lower : TYPED;
     if (name === "type") return KINDS.has(lower) ? lower : "";
-    return /^[a-z]{2}$/.test(lower) ? lower : "";
+    return LANGUAGES.has(lower) ? lower : "";
   }
-
-  const languageNames = (() => {
-    try {
-      return new Intl.DisplayNames([document.documentElement.lang || "ja"], { type: "language" });
-    } catch {
-      return null;
-    }
-  })();
 
   function show(control, value) {
     if (control === lengthControl) {
       typedLength.hidden = typedLength.disabled = value !== TYPED;
     }
     if (control.tagName === "SELECT" && value && ![...control.options].some((option) => option.value === value)) {
-      // A language the short list does not hold, named in the page's language.
-      control.add(new Option((languageNames && languageNames.of(value)) || value, value));
+      // A language the short list does not hold, named as the server names it.
+      control.add(new Option(LANGUAGES.get(value) || value, value));
     }
     control.value = value;
   }

@@ -8,17 +8,22 @@ operators in the query."""
 from __future__ import annotations
 
 import html as html_text
+import json
 import re
+from dataclasses import asdict
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
 from models import ingest
-from models.search.query import PROBLEMS, SUBTITLE_TYPES, QueryError, parse_search
+from models.search import query as query_language
+from models.search.query import PROBLEMS, SUBTITLE_TYPES, QueryError, grammar, parse_search
 from models.tables import SearchHistory
 from tests.factories import make_user, sign_in
 from tests.fakes.platform_files import auto, manual
-from web.pages.search import PROBLEM_WORDS, SUBTITLE_KINDS, control_values, fold_controls
+from web.pages import search as search_page
+from web.pages.search import SUBTITLE_KINDS, control_values, fold_controls
+from web.search_refusals import QUERY_PROBLEMS
 
 JAPANESE = {"Accept-Language": "ja"}
 ENGLISH = {"Accept-Language": "en"}
@@ -364,8 +369,52 @@ UNREADABLE = {
 
 
 def test_every_problem_of_the_query_language_is_said_in_the_readers_words():
-    assert set(PROBLEM_WORDS) == set(PROBLEMS) == set(UNREADABLE)
+    assert set(QUERY_PROBLEMS) == set(PROBLEMS) == set(UNREADABLE)
     assert set(SUBTITLE_KINDS) == set(SUBTITLE_TYPES)
+
+
+def script_rules(page: str) -> dict:
+    """What the page hands search-query.js."""
+    raw = re.search(r'<script type="application/json" id="query-rules">(.*?)</script>', page)
+    return json.loads(raw.group(1))
+
+
+@pytest.mark.parametrize(("headers", "korean"), [(JAPANESE, "韓国語"), (ENGLISH, "Korean")])
+def test_the_page_hands_its_script_the_query_language_as_the_server_reads_it(
+    client, headers, korean
+):
+    read = json.loads(json.dumps(asdict(grammar())))
+    for q in ("醤油 lang:ko", "醤油 lang:korean"):  # a query read, and one refused
+        rules = script_rules(search(client, q, headers=headers).get_data(as_text=True))
+        assert {**rules, "languages": read["languages"]} == read
+        assert list(rules["languages"]) == read["languages"]
+        assert rules["languages"]["ko"] == korean  # as the page names it
+        assert f'<option value="ko" selected>{korean}</option>' in search(
+            client, "醤油 lang:ko", headers=headers
+        ).get_data(as_text=True)
+
+
+@pytest.fixture
+def fresh_reading():
+    """Queries read again after the test changes a rule (parse_search keeps what it read)."""
+    query_language.parse_search.cache_clear()
+    yield
+    query_language.parse_search.cache_clear()
+
+
+def test_a_rule_changed_on_the_server_is_the_one_the_page_hands_its_script(
+    client, monkeypatch, fresh_reading
+):
+    # Given the query language takes one more subtitle kind
+    monkeypatch.setattr(query_language, "SUBTITLE_TYPES", ("manual", "auto", "dubbed"))
+    monkeypatch.setattr(search_page, "SUBTITLE_TYPES", ("manual", "auto", "dubbed"))
+    monkeypatch.setitem(SUBTITLE_KINDS, "dubbed", "Dubbed subtitles")
+    # When the page is drawn for a query with it
+    page = page_of(search(client, "醤油 type:dubbed", headers=ENGLISH))
+    # Then the panel offers it and the script is told so
+    assert control(page, "type") == "dubbed"
+    assert '<option value="dubbed" selected>Dubbed subtitles</option>' in page
+    assert script_rules(page)["kinds"] == ["manual", "auto", "dubbed"]
 
 
 @pytest.mark.parametrize("problem", sorted(UNREADABLE))

@@ -32,6 +32,7 @@ from web.api.schemas.common import (
     pattern,
     text,
 )
+from web.search_refusals import bound_message, problem_message
 
 MAX_CHANNELS = 50
 CHANNEL_ID = re.compile(PLATFORM_ID)
@@ -58,33 +59,15 @@ def _split(value: str | None) -> list[str]:
     return sorted({part.strip() for part in (value or "").split(",") if part.strip()})
 
 
-# A search past one of its bounds, said in the API's words (English, as every API
-# message); the search page says the same in the reader's language (web/pages/search.py).
-REFUSALS = {
-    bounds.TOO_DEEP: (
-        f"Results can be read up to the {bounds.MAX_DEPTH}th. Narrow the search with more"
-        " words or channels instead of going further."
-    ),
-    bounds.TOO_MANY_TERMS: f"Search with at most {bounds.MAX_TERMS} words.",
-    bounds.TOO_MANY_BRANCHES: (
-        f"Search with at most {bounds.MAX_BRANCHES} ways to choose the sides of its ORs"
-        " (a OR b c OR d is 4)."
-    ),
-    bounds.TOO_MANY_SCAN_TERMS: (
-        f"Search with at most {bounds.MAX_SCAN_TERMS} words of a single kanji or kana;"
-        " words of two characters or more are found faster."
-    ),
-}
-
-
 class QueryRefused(ValidationError):
     """A query that cannot be read (models/search/query.py): the problem, the part and
-    where it stands, in the API's words; the search page says it in the reader's. It is
+    where it stands, in the API's words; the search page says it in the reader's (both
+    web/search_refusals.py). It is
     found once every other parameter has been read, so it carries the search they ask
     for, with the text that cannot be read as its `q`; the page keeps it in its form."""
 
     def __init__(self, error: QueryError, search: SearchQuery) -> None:
-        super().__init__(error.describe(), fields={"q": error.short()})
+        super().__init__(problem_message(error), fields={"q": error.short()})
         self.error = error
         self.search = search
 
@@ -92,7 +75,7 @@ class QueryRefused(ValidationError):
 def _refused(field: str, problem: str) -> ValidationError:
     """A search past one of its bounds (models/search/bounds.py): the field and the
     problem in the API's words."""
-    return ValidationError(REFUSALS[problem], fields={field: problem})
+    return ValidationError(bound_message(problem), fields={field: problem})
 
 
 class SearchParams(Query):
