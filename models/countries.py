@@ -6,6 +6,7 @@ import logging
 
 import pycountry
 
+from models.problems import Problem
 from models.tables import User
 
 log = logging.getLogger(__name__)
@@ -21,10 +22,10 @@ def usable_country(value: str | None) -> str | None:
     return code if code in ISO_COUNTRY_CODES else None
 
 
-def country_problem(value: str) -> str | None:
+def country_problem(value: str) -> Problem | None:
     """Why `value` is not a country code, or None: the one check behind every country a
     request names (the API's schemas and the domain alike)."""
-    return None if usable_country(value) else "an ISO 3166-1 alpha-2 country code"
+    return None if usable_country(value) else Problem("not_a_country")
 
 
 def backfill_user_country(user_id: str, header_value: str | None) -> bool:

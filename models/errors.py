@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 class DomainError(Exception):
     """A rule said no. `code` and `status` follow the contract's error format."""
@@ -10,10 +12,10 @@ class DomainError(Exception):
     status = 400
     message = "The request is not valid."
 
-    def __init__(self, message: str | None = None, fields: dict[str, str] | None = None):
+    def __init__(self, message: str | None = None, fields: Mapping[str, str] | None = None):
         super().__init__(message or self.message)
         self.message = message or self.message
-        self.fields = fields or {}
+        self.fields = dict(fields or {})
 
 
 class ValidationError(DomainError):

@@ -26,6 +26,7 @@ from flask import Flask, request
 from markupsafe import Markup
 
 from models.clock import parse_iso
+from models.problems import ENGLISH, Problem
 from web.translation import get_locale, get_timezone, init_babel, lazy_gettext
 from web.translation import gettext as _
 from web.visitor import viewer
@@ -325,82 +326,64 @@ FIELDS = {
     "consent": lazy_gettext("Consent to the terms"),
 }
 
-# Field problems in the API's words (web/api/operation.py, the schemas, the domain),
-# as patterns; a number in the English is kept as {n}.
-PROBLEMS = [
-    (r"required", lazy_gettext("required")),
-    (r"at most (\d+) characters", lazy_gettext("at most {n} characters")),
-    (r"not a field of this request", lazy_gettext("not a field of this form")),
-    (r"not in the expected format", lazy_gettext("not in the expected format")),
-    (r"must not contain control characters", lazy_gettext("must not contain control characters")),
-    (r"must be valid Unicode text", lazy_gettext("must be valid text")),
-    (r"not an e-mail address", lazy_gettext("not an e-mail address")),
-    (r"must be a JPG, PNG or WebP image", lazy_gettext("must be a JPG, PNG or WebP image")),
-    (r"not a readable image", lazy_gettext("not a readable image")),
-    (r"the image has too many pixels", lazy_gettext("the image has too many pixels")),
-    (r"at least 640 x 360 px", lazy_gettext("at least 640 x 360 px")),
-    (r"an ISO 3166-1 alpha-2 country code", lazy_gettext("not a country")),
-    (r"not a valid URL", lazy_gettext("not a valid URL")),
-    (r"must start with http:// or https://", lazy_gettext("must start with http:// or https://")),
-    (
-        r"must not contain a user name or password",
-        lazy_gettext("must not contain a user name or password"),
+# Each field problem (models/problems.py) in the reader's words, by its code; {n} stands
+# for the problem's value of that name.
+PROBLEMS = {
+    "required": lazy_gettext("required"),
+    "too_long": lazy_gettext("at most {n} characters"),
+    "unknown_field": lazy_gettext("not a field of this form"),
+    "bad_format": lazy_gettext("not in the expected format"),
+    "control_characters": lazy_gettext("must not contain control characters"),
+    "invalid_unicode": lazy_gettext("must be valid text"),
+    "not_an_email": lazy_gettext("not an e-mail address"),
+    "not_a_choice": lazy_gettext("choose one of the choices"),
+    "too_small": lazy_gettext("at least {n}"),
+    "too_large": lazy_gettext("at most {n}"),
+    "not_an_integer": lazy_gettext("a whole number"),
+    "unreadable_integer": lazy_gettext("a whole number"),
+    "not_true": lazy_gettext("tick the box to confirm the ad follows the terms of use"),
+    "not_a_country": lazy_gettext("not a country"),
+    "not_a_month": lazy_gettext("choose a month"),
+    "too_early": lazy_gettext("choose {n} or a later month"),
+    "too_late": lazy_gettext("choose {n} or an earlier month"),
+    "not_an_image_format": lazy_gettext("must be a JPG, PNG or WebP image"),
+    "unreadable_image": lazy_gettext("not a readable image"),
+    "too_many_pixels": lazy_gettext("the image has too many pixels"),
+    "image_too_small": lazy_gettext("at least 640 x 360 px"),
+    "not_uploaded": lazy_gettext("upload the image again (the upload is no longer available)"),
+    "invalid_url": lazy_gettext("not a valid URL"),
+    "not_http": lazy_gettext("must start with http:// or https://"),
+    "credentials_in_url": lazy_gettext("must not contain a user name or password"),
+    "backslash_in_url": lazy_gettext("must not contain a backslash"),
+    "no_host": lazy_gettext("must name a host"),
+    "local_network": lazy_gettext(
+        "enter a public website: an address on a local or private network (localhost,"
+        " 192.168.x.x, a name without a dot) cannot be an ad's link"
     ),
-    (r"must not contain a backslash", lazy_gettext("must not contain a backslash")),
-    (r"must name a host", lazy_gettext("must name a host")),
-    (
-        r"must not point to a local or private network",
-        lazy_gettext(
-            "enter a public website: an address on a local or private network (localhost,"
-            " 192.168.x.x, a name without a dot) cannot be an ad's link"
-        ),
+    "not_a_web_address": lazy_gettext(
+        "enter an address starting with http:// or https://, with a site name and without"
+        " a user name, password or backslash"
     ),
-    # The ad purchase's rules (models/ads/creative.py, reservations.py, profiles.py,
-    # images.py; web/api/schemas/ads.py): each refusal with its reason.
-    (r"must be a single line", lazy_gettext("must be a single line")),
-    (
-        r"must not contain an ad label such as .*",
-        lazy_gettext("must not contain a word that labels it as an ad (広告, AD, PR, Sponsored)"),
+    "multiple_lines": lazy_gettext("must be a single line"),
+    "ad_label": lazy_gettext(
+        "must not contain a word that labels it as an ad (広告, AD, PR, Sponsored)"
     ),
-    (
-        r"must not claim affiliation with the service .*",
-        lazy_gettext("must not claim to be official or an authorised agent (公式, 正規代理店)"),
+    "affiliation_claim": lazy_gettext(
+        "must not claim to be official or an authorised agent (公式, 正規代理店)"
     ),
-    (r"must not contain the service's name", lazy_gettext("must not contain this service's name")),
-    (
-        r"an http:// or https:// address with a host, .*",
-        lazy_gettext(
-            "enter an address starting with http:// or https://, with a site name and without"
-            " a user name, password or backslash"
-        ),
-    ),
-    (r"direct ads are not sold in this country", lazy_gettext("ads are not sold in this country")),
-    (r"a whole number from 1 to (\d+)", lazy_gettext("a whole number from 1 to {n}")),
-    (r"a month as YYYY-MM", lazy_gettext("choose a month")),
-    (r"no earlier than next month \(([0-9-]+)\)", lazy_gettext("from next month ({n}) on")),
-    (r"within (\d+) years", lazy_gettext("within {n} years from now")),
-    (r"no earlier than ([0-9]{4}-[0-9]{2})", lazy_gettext("choose {n} or a later month")),
-    (r"no later than ([0-9]{4}-[0-9]{2})", lazy_gettext("choose {n} or an earlier month")),
-    (
-        r"must be an image you uploaded to this service",
-        lazy_gettext("upload the image again (the upload is no longer available)"),
-    ),
-    (
-        r"choose an advertiser profile or send a new one",
-        lazy_gettext("choose a saved profile or enter a new one"),
-    ),
-    (r"not one of your advertiser profiles", lazy_gettext("not one of your profiles")),
-    (
-        r"you must confirm that the ad follows the terms|Input should be True",
-        lazy_gettext("tick the box to confirm the ad follows the terms of use"),
-    ),
-    (r"one of the 15 business categories", lazy_gettext("choose a business category")),
-    (r"T followed by 13 digits", lazy_gettext("T followed by 13 digits")),
-    (r"one of [a-z-]+(?:, [a-z-]+)*", lazy_gettext("choose one of the choices")),
-    (r"Input should be greater than or equal to (\d+)", lazy_gettext("at least {n}")),
-    (r"Input should be less than or equal to (\d+)", lazy_gettext("at most {n}")),
-    (r"Input should be a valid integer.*", lazy_gettext("a whole number")),
-]
+    "service_name": lazy_gettext("must not contain this service's name"),
+    "not_sold_here": lazy_gettext("ads are not sold in this country"),
+    "months_out_of_range": lazy_gettext("a whole number from 1 to {n}"),
+    "before_next_month": lazy_gettext("from next month ({n}) on"),
+    "too_far_ahead": lazy_gettext("within {n} years from now"),
+    "no_profile": lazy_gettext("choose a saved profile or enter a new one"),
+    "not_your_profile": lazy_gettext("not one of your profiles"),
+    "unconfirmed": lazy_gettext("tick the box to confirm the ad follows the terms of use"),
+    "not_a_category": lazy_gettext("choose a business category"),
+    "not_an_invoice_number": lazy_gettext("T followed by 13 digits"),
+}
+# What a problem without words of its own reads as.
+FALLBACK = lazy_gettext("please check this value")
 
 
 def field_name(name: str) -> str:
@@ -410,11 +393,14 @@ def field_name(name: str) -> str:
 
 
 def field_problem(problem: str) -> str:
-    for regex, words in PROBLEMS:
-        found = re.fullmatch(regex, problem)
-        if found:
-            return str(words).replace("{n}", found.group(1) if found.groups() else "")
-    return str(_("please check this value"))
+    """A field's problem in the reader's words, found by its code; a sentence without
+    one (models/problems.py) reads as FALLBACK."""
+    if not isinstance(problem, Problem):
+        return str(FALLBACK)
+    words = str(PROBLEMS[problem.code])
+    for name, value in problem.params.items():
+        words = words.replace(f"{{{name}}}", str(value))
+    return words
 
 
 class ApiWords(TypedDict):
@@ -422,7 +408,8 @@ class ApiWords(TypedDict):
 
     codes: dict[str, str]
     fields: dict[str, str]
-    problems: list[list[str]]
+    # code -> [the API's English sentence, the reader's words], each with its {values}
+    problems: dict[str, tuple[str, str]]
     fallback: str
 
 
@@ -456,8 +443,8 @@ def _api_words(locale: str) -> ApiWords:
     return {
         "codes": {code: str(words) for code, words in ERROR_CODES.items()},
         "fields": {name: str(words) for name, words in FIELDS.items()},
-        "problems": [[regex, str(words)] for regex, words in PROBLEMS],
-        "fallback": str(_("please check this value")),
+        "problems": {code: (ENGLISH[code], str(words)) for code, words in PROBLEMS.items()},
+        "fallback": str(FALLBACK),
     }
 
 

@@ -9,6 +9,7 @@ from flask import Blueprint, Flask, flash, redirect, request, url_for
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.errors import ValidationError
+from models.problems import Problem
 from models.users import set_reading_preferences
 from web.auth import login_required
 from web.csrf import CSRFError, Exemptions, TokenError, validate_csrf
@@ -20,6 +21,7 @@ from web.visitor import member, viewer
 bp = Blueprint("preferences", __name__)
 
 COOKIE_DAYS = 365
+NOT_A_LOCALE = Problem("not_a_choice", choices=", ".join(LOCALES))
 
 
 def _back(default: str) -> str:
@@ -44,7 +46,7 @@ def choose_language() -> HttpResponse:
             raise CSRFError(str(error)) from None
     locale = request.form.get("locale", "")
     if locale not in LOCALES:
-        raise ValidationError(fields={"locale": f"one of {', '.join(LOCALES)}"})
+        raise ValidationError(fields={"locale": NOT_A_LOCALE})
     if user is not None:
         set_reading_preferences(user.id, locale=locale, time_zone=user.time_zone)
     response = redirect(_back("/"))
@@ -61,7 +63,7 @@ def save_preferences() -> HttpResponse:
     time_zone = request.form.get("time_zone") or None
     fields: dict[str, str] = {}
     if locale is not None and locale not in LOCALES:
-        fields["locale"] = f"one of {', '.join(LOCALES)}"
+        fields["locale"] = NOT_A_LOCALE
     if time_zone is not None and time_zone not in time_zones():
         fields["time_zone"] = "an IANA time zone such as Asia/Tokyo"
     if fields:

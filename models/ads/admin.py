@@ -18,6 +18,7 @@ from models.clock import utcnow
 from models.countries import country_problem, usable_country
 from models.errors import ValidationError
 from models.payments import get_provider
+from models.problems import Problem
 from models.settings import get_settings
 from models.tables import AdClickLog, AdImpressionDaily, AdReservation, AdStopNotice
 
@@ -155,11 +156,13 @@ def measurements(reservation_ids: list[str]) -> dict[str, Figures]:
     }
 
 
-def status_problem(status: str) -> str | None:
-    return None if status in STATUSES else f"one of {', '.join(STATUSES)}"
+def status_problem(status: str) -> Problem | None:
+    return None if status in STATUSES else Problem("not_a_choice", choices=", ".join(STATUSES))
 
 
-def _filter_problems(status: str | None, slot: str | None, country: str | None) -> dict[str, str]:
+def _filter_problems(
+    status: str | None, slot: str | None, country: str | None
+) -> dict[str, Problem]:
     found = {
         "status": status_problem(status) if status is not None else None,
         "slot": slot_problem(slot) if slot is not None else None,

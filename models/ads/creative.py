@@ -8,6 +8,7 @@ import unicodedata
 from urllib.parse import urlsplit
 
 from models.ads.hosts import local_host_problem
+from models.problems import Problem
 
 MAX_NAME_LENGTH = 30
 # Words that label something as an ad, and claims of affiliation with the service.
@@ -44,50 +45,50 @@ def _contains(folded: str, word: str) -> bool:
     return word in folded
 
 
-def advertiser_name_problem(name: object, service_names: tuple[str, ...]) -> str | None:
+def advertiser_name_problem(name: object, service_names: tuple[str, ...]) -> Problem | None:
     """Why a display name is refused, or None when it is acceptable."""
     if not isinstance(name, str) or not name.strip():
-        return "required"
+        return Problem("required")
     if LINE_BREAKS.search(name):
-        return "must be a single line"
+        return Problem("multiple_lines")
     if len(unicodedata.normalize("NFC", name.strip())) > MAX_NAME_LENGTH:
-        return f"at most {MAX_NAME_LENGTH} characters"
+        return Problem("too_long", n=MAX_NAME_LENGTH)
     folded = _fold(name)
     if any(_contains(folded, label) for label in AD_LABELS):
-        return "must not contain an ad label such as 広告, AD, PR or Sponsored"
+        return Problem("ad_label")
     if any(_contains(folded, claim) for claim in AFFILIATION_CLAIMS):
-        return "must not claim affiliation with the service (公式, 正規代理店)"
+        return Problem("affiliation_claim")
     # The service's name is refused even glued to other words ("SubsearchJapan"): unlike a
     # short label, it is distinctive enough that any occurrence reads as the service.
     services = (_fold(service).strip() for service in service_names if service)
     if any(service and service in folded for service in services):
-        return "must not contain the service's name"
+        return Problem("service_name")
     return None
 
 
-def redirect_url_problem(url: object) -> str | None:
+def redirect_url_problem(url: object) -> Problem | None:
     """Why a redirect URL is refused, or None: the one check of every landing page an
     advertiser gives (docs/ads.md, Landing pages)."""
     if not isinstance(url, str) or not url.strip():
-        return "required"
+        return Problem("required")
     url = url.strip()
     if len(url) > 2048 or re.search(r"[\s\x00-\x1f\x7f]", url):
-        return "not a valid URL"
+        return Problem("invalid_url")
     # Browsers read a backslash as a slash, Python's parser does not: the host a visitor
     # reaches would not be the host checked here ("https://evil.example\\@good.example").
     if "\\" in url:
-        return "must not contain a backslash"
+        return Problem("backslash_in_url")
     try:
         parts = urlsplit(url)
         host = parts.hostname
     except ValueError:
-        return "not a valid URL"
+        return Problem("invalid_url")
     if parts.scheme not in ("http", "https"):
-        return "must start with http:// or https://"
+        return Problem("not_http")
     # "https://good.example@evil.example/" reads as one site and goes to another.
     if "@" in parts.netloc:
-        return "must not contain a user name or password"
+        return Problem("credentials_in_url")
     if not host:
-        return "must name a host"
+        return Problem("no_host")
     # Nothing on the service's own network: loopback, private, metadata, local names.
     return local_host_problem(host)

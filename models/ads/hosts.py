@@ -13,8 +13,10 @@ import unicodedata
 from ipaddress import IPv4Address, IPv6Address, IPv6Network, ip_address
 from urllib.parse import unquote
 
-LOCAL_NETWORK = "must not point to a local or private network"
-NOT_A_URL = "not a valid URL"
+from models.problems import Problem
+
+LOCAL_NETWORK = Problem("local_network")
+NOT_A_URL = Problem("invalid_url")
 # Names only a local network resolves: RFC 6761 (localhost), RFC 6762 (.local), RFC 8375
 # (home.arpa), ICANN's reservation of .internal, and the common "localdomain".
 LOCAL_SUFFIXES = ("localhost", "local", "internal", "home.arpa", "localdomain")
@@ -28,7 +30,7 @@ DIGITS = {10: "0123456789", 8: "01234567", 16: "0123456789abcdef"}
 Address = IPv4Address | IPv6Address
 
 
-def local_host_problem(host: str) -> str | None:
+def local_host_problem(host: str) -> Problem | None:
     """Why a URL's host (as `urlsplit(...).hostname` gives it: brackets off, lower case)
     is refused, or None for a public name or address."""
     if ":" in host:

@@ -20,6 +20,7 @@ from PIL import ExifTags, Image, ImageOps, UnidentifiedImageError
 
 from models.db import db, is_postgres, write_transaction
 from models.errors import DomainError, ValidationError
+from models.problems import Problem
 from models.settings import get_settings
 from models.tables import AdImage, AdReservation
 
@@ -43,11 +44,11 @@ MAX_SIDE = 4096
 MAX_PIXELS = 3840 * 2160
 DECODED_BYTES_PER_PIXEL = 4
 DECODE_BUDGET = MAX_PIXELS * DECODED_BYTES_PER_PIXEL  # 32 MiB
-TOO_MANY_PIXELS = "the image has too many pixels"
+TOO_MANY_PIXELS = Problem("too_many_pixels")
 # Uploads a member has not put in any reservation: the newest are kept for the purchase
 # under way, older ones are removed as new ones come (docs/ads.md, Images).
 KEEP_UNUSED = 20
-NOT_UPLOADED = "must be an image you uploaded to this service"
+NOT_UPLOADED = Problem("not_uploaded")
 # The first key of the PostgreSQL advisory lock on a member's uploads and purchases (the
 # second is the member id's hash); any constant not used by another lock.
 UPLOADS_LOCK = 0x0AD1A6E5
@@ -121,7 +122,7 @@ class StoredImage:
     recommendations: list[Recommendation]
 
 
-def decoded_size_problem(width: int, height: int) -> str | None:
+def decoded_size_problem(width: int, height: int) -> Problem | None:
     """Why an image of this size is not decoded at all, or None. Any mode counts at
     DECODED_BYTES_PER_PIXEL: what the re-encoding may make of a 1-bit or palette image."""
     if width > MAX_SIDE or height > MAX_SIDE:
@@ -148,13 +149,13 @@ def _decode(data: bytes) -> tuple[Image.Image, str]:
             # Pillow's guard (MAX_IMAGE_PIXELS) can speak first, from Image.open.
             raise ValidationError(fields={"file": TOO_MANY_PIXELS}) from None
         except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
-            raise ValidationError(fields={"file": "not a readable image"}) from None
+            raise ValidationError(fields={"file": Problem("unreadable_image")}) from None
     if image.format == "MPO":
         # Phones write JPEGs with extra frames (depth, gain maps): keep the photo.
         image.seek(0)
         image.format = "JPEG"
     if image.format is None or image.format not in FORMATS:
-        raise ValidationError(fields={"file": "must be a JPG, PNG or WebP image"})
+        raise ValidationError(fields={"file": Problem("not_an_image_format")})
     return image, image.format
 
 
@@ -213,12 +214,12 @@ def store_ad_image(user_id: str, data: bytes) -> StoredImage:
     if len(data) > MAX_BYTES:
         raise ImageTooLarge()
     if not data:
-        raise ValidationError(fields={"file": "required"})
+        raise ValidationError(fields={"file": Problem("required")})
     image, source_format = _decode(data)
     # The size people will see: after the EXIF orientation is applied.
     width, height = _shown_size(image)
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:
-        raise ValidationError(fields={"file": "at least 640 x 360 px"})
+        raise ValidationError(fields={"file": Problem("image_too_small")})
     extension, _ = FORMATS[source_format]
     encoded = _reencode(image)
     name = f"{secrets.token_urlsafe(24)}.{extension}"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from models.ads import POSITIONS, SLOT_IDS
 from models.ads.months import add_months
 from models.payments import PaymentNotFound, Price, ad_price_id, get_provider
+from models.problems import Problem
 from models.tables import AdReservation
 
 log = logging.getLogger(__name__)
@@ -29,10 +30,10 @@ class Availability:
     price: Price | None
 
 
-def slot_problem(slot: str) -> str | None:
+def slot_problem(slot: str) -> Problem | None:
     """Why `slot` is not a slot id, or None: the one check behind every slot a request
     names (the API's schemas and the domain alike)."""
-    return None if slot in SLOT_IDS else f"one of {', '.join(SLOT_IDS)}"
+    return None if slot in SLOT_IDS else Problem("not_a_choice", choices=", ".join(SLOT_IDS))
 
 
 def get_occupied_positions(

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 
 from models.ads import MAX_YEARS_AHEAD, MONTHS_OF_HISTORY
 from models.clock import utcnow
+from models.problems import Problem
 
 # ASCII digits only (Python's \d would take any script's), month 01-12. The API's
 # document shows the same pattern.
@@ -15,10 +16,10 @@ MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 MONTH_LENGTH = 7
 
 
-def month_problem(text: str) -> str | None:
+def month_problem(text: str) -> Problem | None:
     """Why `text` is not a month, or None: the one check behind every month a request
     names (the API's schemas and the domain alike)."""
-    return None if re.fullmatch(MONTH_PATTERN, text) else "a month as YYYY-MM"
+    return None if re.fullmatch(MONTH_PATTERN, text) else Problem("not_a_month")
 
 
 def month_window(now: datetime) -> tuple[str, str]:
@@ -28,7 +29,7 @@ def month_window(now: datetime) -> tuple[str, str]:
     return add_months(this, -MONTHS_OF_HISTORY), add_months(this, 1 + MAX_YEARS_AHEAD * 12)
 
 
-def window_problem(text: str, now: datetime | None = None) -> str | None:
+def window_problem(text: str, now: datetime | None = None) -> Problem | None:
     """Why `text` is not a month inside the window, or None: the check behind every
     month a request names for inventory or serving (year 0 or 9999 is never in it)."""
     problem = month_problem(text)
@@ -36,9 +37,9 @@ def window_problem(text: str, now: datetime | None = None) -> str | None:
         return problem
     earliest, latest = month_window(now or utcnow())
     if text < earliest:
-        return f"no earlier than {earliest}"
+        return Problem("too_early", n=earliest)
     if text > latest:
-        return f"no later than {latest}"
+        return Problem("too_late", n=latest)
     return None
 
 

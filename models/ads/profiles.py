@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 from models.clock import now_iso
 from models.errors import NotFound, ValidationError
+from models.problems import Problem
 from models.tables import AdvertiserProfile
 
 # Stored identifiers of the spec's 15 business categories, with their labels.
@@ -66,24 +67,24 @@ def is_regulated(category: str) -> bool:
     return category in REGULATED_CATEGORIES
 
 
-def _problem(column: str, value: str | None) -> str | None:
+def _problem(column: str, value: str | None) -> Problem | None:
     if column == "invoice_registration_number" and value in (None, ""):
         return None
     if value is None or not value.strip():
-        return "required"
+        return Problem("required")
     value = value.strip()
     if len(value) > LIMITS[column]:
-        return f"at most {LIMITS[column]} characters"
+        return Problem("too_long", n=LIMITS[column])
     if column == "contact_email" and not EMAIL.match(value):
-        return "not an e-mail address"
+        return Problem("not_an_email")
     if column == "business_category" and value not in BUSINESS_CATEGORIES:
-        return "one of the 15 business categories"
+        return Problem("not_a_category")
     if column == "invoice_registration_number" and not INVOICE_NUMBER.match(value):
-        return "T followed by 13 digits"
+        return Problem("not_an_invoice_number")
     return None
 
 
-def profile_problems(values: Mapping[str, str | None], prefix: str = "") -> dict[str, str]:
+def profile_problems(values: Mapping[str, str | None], prefix: str = "") -> dict[str, Problem]:
     """Why each of the given columns is refused (docs/ads.md, Direct ads: purchase and
     review), keyed by `prefix` and the column's name."""
     found = {column: _problem(column, value) for column, value in values.items()}

@@ -34,6 +34,7 @@ from models.countries import country_problem
 from models.db import db, is_postgres, write_transaction
 from models.errors import Conflict, DomainError, NotFound, ValidationError
 from models.payments import LineItem, PaymentError, get_provider
+from models.problems import Problem
 from models.settings import get_settings
 from models.tables import (
     AdCheckout,
@@ -123,49 +124,49 @@ class Placed(NamedTuple):
     checkout_url: str
 
 
-def _country_problem(country: str) -> str | None:
+def _country_problem(country: str) -> Problem | None:
     problem = country_problem(country)
     if problem is None and fetch_ad_price(country) is None:
-        return "direct ads are not sold in this country"
+        return Problem("not_sold_here")
     return problem
 
 
-def _months_problem(months: int) -> str | None:
-    return None if 1 <= months <= MAX_MONTHS else f"a whole number from 1 to {MAX_MONTHS}"
+def _months_problem(months: int) -> Problem | None:
+    return None if 1 <= months <= MAX_MONTHS else Problem("months_out_of_range", n=MAX_MONTHS)
 
 
-def _start_problem(start: str, now: datetime) -> str | None:
+def _start_problem(start: str, now: datetime) -> Problem | None:
     problem = month_problem(start)
     if problem:
         return problem
     next_month = add_months(month_of(now), 1)
     if start < next_month:
-        return f"no earlier than next month ({next_month})"
+        return Problem("before_next_month", n=next_month)
     if start > month_window(now)[1]:
-        return f"within {MAX_YEARS_AHEAD} years"
+        return Problem("too_far_ahead", n=MAX_YEARS_AHEAD)
     return None
 
 
-def _image_problem(image_url: str, user_id: str) -> str | None:
+def _image_problem(image_url: str, user_id: str) -> Problem | None:
     if uploaded_image(image_url, user_id) is None:
         return NOT_UPLOADED
     return None
 
 
-def _profile_problems(user_id: str, order: Order) -> dict[str, str]:
+def _profile_problems(user_id: str, order: Order) -> dict[str, Problem]:
     if order.profile is not None:
         return profile_problems(asdict(order.profile), prefix="profile.")
     if order.profile_id is None:
-        return {"profile_id": "choose an advertiser profile or send a new one"}
+        return {"profile_id": Problem("no_profile")}
     owned = (
         AdvertiserProfile.select()
         .where((AdvertiserProfile.id == order.profile_id) & (AdvertiserProfile.user == user_id))
         .exists()
     )
-    return {} if owned else {"profile_id": "not one of your advertiser profiles"}
+    return {} if owned else {"profile_id": Problem("not_your_profile")}
 
 
-def order_problems(user_id: str, order: Order, now: datetime) -> dict[str, str]:
+def order_problems(user_id: str, order: Order, now: datetime) -> dict[str, Problem]:
     """Every rule of a purchase that the order breaks (docs/ads.md, Direct ads: purchase
     and review), keyed by the order's field names."""
     service = (get_settings().service_name,)
@@ -177,7 +178,7 @@ def order_problems(user_id: str, order: Order, now: datetime) -> dict[str, str]:
         "advertiser_name": advertiser_name_problem(order.advertiser_name, service),
         "redirect_url": redirect_url_problem(order.redirect_url),
         "image_url": _image_problem(order.image_url, user_id),
-        "consent": None if order.consent else "you must confirm that the ad follows the terms",
+        "consent": None if order.consent else Problem("unconfirmed"),
     }
     problems = {field: problem for field, problem in found.items() if problem}
     return {**problems, **_profile_problems(user_id, order)}
@@ -342,9 +343,9 @@ def approve(reservation_id: str) -> AdReservation:
 def _clean_reason(reason: str) -> str:
     reason = reason.strip()
     if not reason:
-        raise ValidationError(fields={"reason": "required"})
+        raise ValidationError(fields={"reason": Problem("required")})
     if len(reason) > MAX_REASON_LENGTH:
-        raise ValidationError(fields={"reason": f"at most {MAX_REASON_LENGTH} characters"})
+        raise ValidationError(fields={"reason": Problem("too_long", n=MAX_REASON_LENGTH)})
     return reason
 
 

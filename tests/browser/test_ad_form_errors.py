@@ -7,20 +7,27 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from models.ads.months import month_of
+from models.clock import utcnow
 from models.tables import AdReservation
-from tests.browser.test_purchase_form import fill_required, sign_in
+from tests.browser.test_purchase_form import NEXT, fill_required, sign_in
 from tests.factories import make_profile, make_user
 from tests.fixtures import drain, keep_screenshots_at
 
 BLANKET = "内容を確認してください"
 
 
-def test_each_refusal_is_said_beside_its_field(page, site):
-    make_profile(make_user(email="words@example.jp"))
-    sign_in(page, site, "words@example.jp")
+def open_filled_form(page, site, email):
+    """A member with a saved profile at the purchase form, its required fields filled."""
+    make_profile(make_user(email=email))
+    sign_in(page, site, email)
     page.goto(f"{site}/ads/new")
     page.locator("[data-inventory]").filter(has_text="割り当て予定の掲載位置").wait_for()
     fill_required(page)
+
+
+def test_each_refusal_is_said_beside_its_field(page, site):
+    open_filled_form(page, site, "words@example.jp")
     page.fill("input[name=advertiserName]", "山田広告店")
     page.fill("input[name=redirectUrl]", "example.jp/shop")
     page.check("input[name=consent]")
@@ -51,6 +58,30 @@ def test_each_refusal_is_said_beside_its_field(page, site):
     page.locator("[data-field-error=advertiserName]").filter(
         has_text="このサービスの名前は使えません"
     ).wait_for()
+
+
+def test_a_refusal_naming_a_number_or_a_month_says_it_in_japanese(page, site):
+    open_filled_form(page, site, "numbers@example.jp")
+    # 31 characters, past the field's own maxlength, and 13 months
+    page.eval_on_selector(
+        "input[name=advertiserName]", "input => { input.value = 'あ'.repeat(31); }"
+    )
+    page.fill("input[name=months]", "13")
+    page.check("input[name=consent]")
+    page.click("#ad-order button[type=submit]")
+    name_error = page.locator("[data-field-error=advertiserName]")
+    name_error.wait_for()
+    assert name_error.inner_text() == "30 文字以内で入力してください"
+    assert page.locator("[data-field-error=months]").inner_text() == "12 以下で入力してください"
+
+    # a first month already begun names the first month that may be bought
+    page.fill("input[name=advertiserName]", "山田商店")
+    page.fill("input[name=months]", "1")
+    page.fill("input[name=startMonth]", month_of(utcnow()))
+    page.click("#ad-order button[type=submit]")
+    month_error = page.locator("[data-field-error=startMonth]")
+    month_error.wait_for()
+    assert month_error.inner_text() == f"来月（{NEXT}）以降を選んでください"
 
 
 def test_the_consent_links_to_the_terms(page, site):

@@ -14,6 +14,7 @@ from flask_login import login_user
 
 from models.ads.profiles import BUSINESS_CATEGORIES
 from models.payments import get_provider, plan_price_id
+from models.problems import ENGLISH, Problem
 from models.tables import User
 from tests.factories import make_admin, make_user, sign_in
 from web import i18n
@@ -48,6 +49,15 @@ def test_the_compiled_catalogs_are_newer_than_their_sources():
     for locale in ("ja", "en"):
         folder = TRANSLATIONS / locale / "LC_MESSAGES"
         assert (folder / "messages.mo").stat().st_mtime >= (folder / "messages.po").stat().st_mtime
+
+
+def test_every_field_problem_has_japanese_words_of_its_own(app):
+    """Each code of models/problems.py has the reader's words (web/i18n.py PROBLEMS),
+    and the Japanese catalog holds them."""
+    assert set(i18n.PROBLEMS) == set(ENGLISH)
+    with app.test_request_context(headers={"Accept-Language": "ja"}):
+        words = {code: str(said) for code, said in i18n.PROBLEMS.items()}
+    assert [code for code, said in words.items() if not any(ord(c) > 0x3000 for c in said)] == []
 
 
 def form_token(client, path="/") -> str:
@@ -253,7 +263,7 @@ def test_prices_countries_and_codes_are_shown_as_people_say_them(app):
         # the spec's own labels for its 15 business categories
         labels = {code: i18n.category_label(code) for code in BUSINESS_CATEGORIES}
         assert labels == BUSINESS_CATEGORIES
-        assert i18n.field_problem("at most 80 characters") == "80 文字以内で入力してください"
+        assert i18n.field_problem(Problem("too_long", n=80)) == "80 文字以内で入力してください"
     with app.test_request_context("/", headers={"Accept-Language": "en"}):
         assert i18n.price(60000, "jpy", "month") == "¥60,000 / month"
         assert i18n.country_name("JP") == "Japan"

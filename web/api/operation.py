@@ -25,6 +25,7 @@ from pydantic_core import ErrorDetails
 from werkzeug.datastructures import MultiDict
 
 from models.errors import DomainError, Forbidden, NotFound, ValidationError
+from models.problems import Problem
 from web.api.schemas.common import ErrorBody
 from web.idempotency import once
 from web.visitor import Unauthenticated, viewer
@@ -233,7 +234,7 @@ def _lenient_args() -> MultiDict[str, str]:
 
 def _unknown_parameters(args: Iterable[str]) -> ValidationError:
     """A call without a query model names no parameter: any one sent is refused."""
-    return ValidationError(fields=dict.fromkeys(args, "not a field of this request"))
+    return ValidationError(fields=dict.fromkeys(args, Problem("unknown_field")))
 
 
 def json_body(model: type[Model], *, required: bool = True) -> Model:
@@ -254,20 +255,44 @@ def json_body(model: type[Model], *, required: bool = True) -> Model:
         raise _validation_error(error, "body") from None
 
 
-def _words(problem: ErrorDetails) -> str:
-    """A problem in the words of the contract's existing answers."""
-    kind, context = problem["type"], problem.get("ctx") or {}
-    if kind in ("missing", "string_type") or (
-        kind == "string_too_short" and context.get("min_length") == 1
-    ):
-        return "required"
+# pydantic's error types that are one problem each, whatever their context.
+PROBLEM_OF_TYPE = {
+    "missing": "required",
+    "string_type": "required",
+    "extra_forbidden": "unknown_field",
+    "string_pattern_mismatch": "bad_format",
+    "int_type": "not_an_integer",
+    "int_parsing": "unreadable_integer",
+}
+
+
+def _problem(error: ErrorDetails) -> str:
+    """A field's problem by pydantic's error type and context, in the words of the
+    contract's existing answers: our validators raise a Problem; the errors no page
+    translates keep pydantic's sentence."""
+    kind, context = error["type"], error.get("ctx") or {}
+    if kind in PROBLEM_OF_TYPE:
+        return Problem(PROBLEM_OF_TYPE[kind])
+    if kind == "string_too_short" and context["min_length"] == 1:
+        return Problem("required")
     if kind == "string_too_long":
-        return f"at most {context['max_length']} characters"
-    if kind == "extra_forbidden":
-        return "not a field of this request"
-    if kind == "string_pattern_mismatch":
-        return "not in the expected format"
-    return problem["msg"].removeprefix("Value error, ")
+        return Problem("too_long", n=context["max_length"])
+    if kind == "greater_than_equal":
+        return Problem("too_small", n=_bound(context["ge"]))
+    if kind == "less_than_equal":
+        return Problem("too_large", n=_bound(context["le"]))
+    if kind == "literal_error" and context["expected"] == "True":
+        return Problem("not_true")
+    if kind == "value_error":
+        raised = context["error"].args
+        if raised and isinstance(raised[0], Problem):
+            return raised[0]
+    return error["msg"].removeprefix("Value error, ")
+
+
+def _bound(value: float) -> int | float:
+    """A bound as pydantic says it: a whole float (`le=1` of a float field) without ".0"."""
+    return int(value) if float(value).is_integer() else value
 
 
 def _validation_error(error: SchemaError, part: str) -> ValidationError:
@@ -278,7 +303,7 @@ def _validation_error(error: SchemaError, part: str) -> ValidationError:
             return ValidationError("The body is not valid JSON (or nests too deeply).")
         if not problem["loc"]:
             return ValidationError(f"The {part} must be a JSON object.")
-        fields.setdefault(".".join(str(step) for step in problem["loc"]), _words(problem))
+        fields.setdefault(".".join(str(step) for step in problem["loc"]), _problem(problem))
     return ValidationError(fields=fields)
 
 

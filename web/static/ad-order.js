@@ -111,16 +111,16 @@
 
   // What `ready` finds missing, in the API's words for the same fields, in form order.
   function missing() {
-    const { fieldProblem } = window.i18n;
+    const { problemWords } = window.i18n;
     const found = [];
-    if (!form.slot.value) found.push(["slot", fieldProblem("required")]);
-    if (!form.country.value) found.push(["country", fieldProblem("required")]);
-    if (!form.startMonth.value) found.push(["startMonth", fieldProblem("a month as YYYY-MM")]);
-    if (!(Number(form.months.value) >= 1)) found.push(["months", fieldProblem(`a whole number from 1 to ${form.months.max}`)]);
-    if (!form.advertiserName.value.trim()) found.push(["advertiserName", fieldProblem("required")]);
+    if (!form.slot.value) found.push(["slot", problemWords("required")]);
+    if (!form.country.value) found.push(["country", problemWords("required")]);
+    if (!form.startMonth.value) found.push(["startMonth", problemWords("not_a_month")]);
+    if (!(Number(form.months.value) >= 1)) found.push(["months", problemWords("months_out_of_range", {n: form.months.max})]);
+    if (!form.advertiserName.value.trim()) found.push(["advertiserName", problemWords("required")]);
     if (!imageUrl) found.push(["imageUrl", t("choose_image")]);
-    if (!form.redirectUrl.value.trim()) found.push(["redirectUrl", fieldProblem("required")]);
-    if (!form.consent.checked) found.push(["consent", fieldProblem("you must confirm that the ad follows the terms")]);
+    if (!form.redirectUrl.value.trim()) found.push(["redirectUrl", problemWords("required")]);
+    if (!form.consent.checked) found.push(["consent", problemWords("unconfirmed")]);
     return found;
   }
 

@@ -1,5 +1,5 @@
-// The reader's words for the API's codes and field names, and each page's own
-// sentences: base.html embeds them (web/i18n.py, client_text) as JSON.
+// The reader's words for the API's codes, field names and field problems, and each
+// page's own sentences: base.html embeds them (web/i18n.py, client_text) as JSON.
 (() => {
   const text = JSON.parse(document.getElementById("client-text").textContent);
 
@@ -23,10 +23,26 @@
     return text.fields[last] || last;
   };
 
+  // A field's problem by its code (models/problems.py), in the reader's words with its
+  // values ({n}) in place.
+  const problemWords = (code, values) => {
+    const entry = text.problems[code];
+    if (!entry) return text.fallback;
+    return entry[1].replace(/\{(\w+)\}/g, (slot, name) => (values && name in values ? values[name] : slot));
+  };
+
+  // The API says a problem in English: each code's sentence, its values as named groups,
+  // read back to the code. The longest sentence first, so that "no earlier than next
+  // month (2027-01)" is not read as "no earlier than {n}".
+  const escaped = (english) => english.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const sentences = Object.entries(text.problems)
+    .sort(([, [a]], [, [b]]) => b.length - a.length)
+    .map(([code, [english]]) => [code, new RegExp(`^${escaped(english).replace(/\\\{(\w+)\\\}/g, "(?<$1>.+?)")}$`)]);
+
   const fieldProblem = (problem) => {
-    for (const [pattern, words] of text.problems) {
-      const found = new RegExp(`^(?:${pattern})$`).exec(problem);
-      if (found) return words.replace("{n}", found[1] || "");
+    for (const [code, sentence] of sentences) {
+      const found = sentence.exec(problem);
+      if (found) return problemWords(code, found.groups);
     }
     return text.fallback;
   };
@@ -45,6 +61,6 @@
     dateStyle: "medium", timeStyle: "short", timeZone: text.timeZone,
   }).format(new Date(iso)) : "");
 
-  window.i18n = { locale: text.locale, timeZone: text.timeZone, t, tn, when, fieldName, fieldProblem, errorLines,
+  window.i18n = { locale: text.locale, timeZone: text.timeZone, t, tn, when, fieldName, fieldProblem, problemWords, errorLines,
     errorText: (body, fallback) => errorLines(body, fallback).join(" ") };
 })();

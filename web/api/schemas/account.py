@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from models import referrals
+from models.problems import Problem
 from web.api.schemas.common import Body, PathParams, PlatformId, Response, Timestamp, text
 
 
@@ -69,5 +70,5 @@ class DevLogin(Body):
     def _email(cls, value: str) -> str:
         local, _, domain = value.rpartition("@")
         if not local or "." not in domain or any(c.isspace() for c in value):
-            raise ValueError("not an e-mail address")
+            raise ValueError(Problem("not_an_email"))
         return value

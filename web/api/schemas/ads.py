@@ -33,6 +33,7 @@ from models.ads.profiles import (
 )
 from models.ads.reservations import Order, Placed
 from models.payments import Price as ProviderPrice
+from models.problems import Problem
 from models.settings import get_settings
 from models.tables import AdReservation, AdvertiserProfile
 from web.api.schemas.common import (
@@ -69,7 +70,7 @@ WindowMonth = Annotated[
     ),
 ]
 Status = Annotated[str, checked(status_problem, {"enum": list(STATUSES)})]
-Category = Annotated[str, one_of(BUSINESS_CATEGORIES, "one of the 15 business categories")]
+Category = Annotated[str, one_of(BUSINESS_CATEGORIES, Problem("not_a_category"))]
 # "T" and 13 digits; empty or null for none.
 InvoiceNumber = Annotated[str, pattern(r"^(T[0-9]{13})?$", max_length=14)]
 # The domain's rules for an e-mail address and a redirect URL, checked again by the
@@ -83,22 +84,20 @@ REDIRECT_URL_PATTERN = (
 )
 
 
-def _email_problem(value: str) -> str | None:
+def _email_problem(value: str) -> Problem | None:
     if not re.search(EMAIL_PATTERN, value):
-        return "not an e-mail address"
+        return Problem("not_an_email")
     return profile_problems({"contact_email": value}).get("contact_email")
 
 
-def _redirect_url_problem(value: str) -> str | None:
+def _redirect_url_problem(value: str) -> Problem | None:
     if not re.search(REDIRECT_URL_PATTERN, value):
-        return redirect_url_problem(value) or (
-            "an http:// or https:// address with a host, without a user name, password or backslash"
-        )
+        return redirect_url_problem(value) or Problem("not_a_web_address")
     return redirect_url_problem(value)
 
 
 def _stated(
-    problem: Callable[[str], str | None], pattern: str, description: str, max_length: int
+    problem: Callable[[str], Problem | None], pattern: str, description: str, max_length: int
 ) -> Rules:
     """Text (no control characters, at most `max_length` as sent, stripped) held to a
     rule of the domain that the document states as `pattern`."""
@@ -109,7 +108,7 @@ def _stated(
     )
 
 
-def _refuse(problem: str | None, value: str) -> str:
+def _refuse(problem: Problem | None, value: str) -> str:
     if problem:
         raise ValueError(problem)
     return value

@@ -28,6 +28,7 @@ from pydantic.config import JsonDict
 from models.ads.months import MONTH_LENGTH, MONTH_PATTERN, month_problem
 from models.countries import ISO_COUNTRY_CODES, country_problem, usable_country
 from models.errors import ValidationError
+from models.problems import Problem
 
 # Control characters other than tab, line feed and carriage return: a class body that
 # Python's re and the document's ECMA-262 patterns read alike.
@@ -45,9 +46,9 @@ def _valid_unicode(value: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("must be valid Unicode text") from None
+        raise ValueError(Problem("invalid_unicode")) from None
     if _CONTROL.search(value):
-        raise ValueError("must not contain control characters")
+        raise ValueError(Problem("control_characters"))
     return value
 
 
@@ -57,7 +58,7 @@ def _stripped(value: str) -> str:
 
 def _required(value: str) -> str:
     if not value:
-        raise ValueError("required")
+        raise ValueError(Problem("required"))
     return value
 
 
@@ -94,14 +95,14 @@ def text(max_length: int, *, min_length: int = 0, strip: bool = True) -> Rules:
     )
 
 
-def one_of(values: Collection[str], message: str) -> Rules:
+def one_of(values: Collection[str], problem: Problem) -> Rules:
     """Text that must be exactly one of `values` (blank is "required")."""
 
     def check(value: str) -> str:
         if not value.strip():
-            raise ValueError("required")
+            raise ValueError(Problem("required"))
         if value not in values:
-            raise ValueError(message)
+            raise ValueError(problem)
         return value
 
     return Rules(AfterValidator(check), Field(json_schema_extra={"enum": list(values)}))
