@@ -659,12 +659,6 @@ class Drain:
     accepted: int
 
 
-def drain_by_messages(accepted: Accepted) -> Drain:
-    """The drain of a front that queues a message per beacon: the worker runs
-    record_impression once for each."""
-    return Drain(*measure_drain(accepted.reservations, accepted.impressions), accepted.impressions)
-
-
 # One count_beacons run at a time, each this long: the worker stops within one.
 STREAM_RUN_SECONDS = 5.0
 
@@ -765,11 +759,6 @@ def drain_by_consumers(accepted: Accepted, consumers: int) -> Drain:
     seconds = max(1e-6, max(at for _, at in finished) - began)
     counted = counted_impressions(accepted.reservations) - before
     return Drain(counted / seconds, counted, seconds, offered)
-
-
-# The drain the impression figure measures: the one of the front in this tree (the
-# beacons' stream; drain_by_messages for a front that queues a message per beacon).
-IMPRESSION_DRAIN: Callable[[Accepted], Drain] = drain_by_stream
 
 
 def start_worker(
@@ -993,7 +982,7 @@ def run_front(front: Accepted, web_env: dict[str, str], seconds: float, clients:
         replays = tokens.used[:: max(1, len(tokens.used) // 200)][:200]
         replayed = sum(request(port, "POST", url)[0] == 204 for url in replays)
         worker = start_worker(env)
-        drain = IMPRESSION_DRAIN(replace(front, impressions=accepted, clicks=clicks))
+        drain = drain_by_stream(replace(front, impressions=accepted, clicks=clicks))
         logged, with_token = wait_for_clicks(reservations, clicks)
         delays, answers = beacon_delays(front, port)
     finally:

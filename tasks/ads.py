@@ -7,15 +7,12 @@ import logging
 from dramatiq.middleware import Shutdown
 
 from models.ads import measurement
-from models.ads.counting import legacy_click
 from models.ads.reservations import expire_ended, release_unpaid_holds
-from models.metrics import AD_EVENTS, HOLD_RELEASES
+from models.metrics import HOLD_RELEASES
 from workers import beacons
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
-# record_click's invalid_reason when a message of an older front did not carry one.
-UNDECIDED = "undecided"
 
 
 @actor(queue_name="ads", max_retries=5)
@@ -32,47 +29,6 @@ def release_unpaid_ad_holds() -> None:
     if released:
         HOLD_RELEASES.labels(source="expiry").inc(len(released))
         log.info("released %d unpaid hold(s)", len(released))
-
-
-@actor(queue_name="measure", max_retries=20)
-def record_click(
-    click_id: str,
-    reservation_id: str,
-    country: str,
-    user_agent: str | None,
-    at: str,
-    view_token: str | None = None,
-    is_bot: bool = False,
-    invalid_reason: str | None = UNDECIDED,
-) -> None:
-    """Log one click under the id made when it arrived; a redelivery inserts nothing.
-    The beacons no longer send it (they feed count_beacons' stream): it runs the
-    messages queued before that change. The arguments are counting.Click's fields;
-    view_token, is_bot and invalid_reason come last and optional, so older messages
-    still run (one without invalid_reason: counting.legacy_click)."""
-    fields = {
-        "click_id": click_id,
-        "reservation_id": reservation_id,
-        "country": country,
-        "user_agent": user_agent,
-        "at": at,
-        "view_token": view_token,
-        "is_bot": is_bot,
-    }
-    if invalid_reason != UNDECIDED:
-        fields["invalid_reason"] = invalid_reason
-    click = legacy_click(fields)
-    if measurement.record_click(click):
-        AD_EVENTS.labels(kind="click", stage="counted").inc()
-
-
-@actor(queue_name="measure", max_retries=20)
-def record_impression(event_id: str, reservation_id: str, date: str, country: str, at: str) -> None:
-    """Count one impression; its event id is recorded in the same transaction, so a
-    redelivery counts nothing. Kept for the messages queued before the beacons fed
-    count_beacons' stream. The arguments are counting.Impression's fields."""
-    if measurement.record_impression(event_id, reservation_id, date, country, at):
-        AD_EVENTS.labels(kind="impression", stage="counted").inc()
 
 
 # notify_shutdown: when the worker is told to stop (SIGTERM), Dramatiq raises Shutdown

@@ -4,26 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from models.billing import (
-    apply_stored_event,
-    apply_subscription_event,
-    ensure_payment_customer,
-)
+from models.billing import apply_stored_event, ensure_payment_customer
 from models.billing import (
     cancel_duplicate_subscription as cancel_duplicate,
 )
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
-
-# What the provider's event types asked of us, for `handle_subscription_event` messages
-# (they carry the type as the provider named it).
-LEGACY_EVENT_KINDS = {
-    "checkout.session.completed": "complete",
-    "customer.subscription.created": "update",
-    "customer.subscription.updated": "update",
-    "customer.subscription.deleted": "deleted",
-}
 
 
 @actor(queue_name="billing", max_retries=10)
@@ -38,24 +25,6 @@ def process_subscription_event(event_id: str) -> None:
             "event %s: subscription %s is %s (%s)",
             event_id,
             change.after.payment_subscription_id,
-            change.after.status,
-            change.after.plan,
-        )
-
-
-@actor(queue_name="billing", max_retries=10)
-def handle_subscription_event(
-    event_type: str, object_id: str, reference_id: str | None = None
-) -> None:
-    """For messages queued before events were stored (the outbox): copy the provider's
-    subscription, then credit as the event says. A rerun finds the refill and the
-    referral reward already recorded and changes nothing."""
-    change = apply_subscription_event(LEGACY_EVENT_KINDS[event_type], object_id, reference_id)
-    if change is not None:
-        log.info(
-            "%s: subscription %s is %s (%s)",
-            event_type,
-            object_id,
             change.after.status,
             change.after.plan,
         )

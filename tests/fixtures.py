@@ -8,14 +8,13 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from urllib.parse import urlsplit, urlunsplit
 
 from peewee import Database, Model, sort_models
 
 import web.devtools.local_payments.tables  # noqa: F401  (declares the local provider's tables)
 from models import redis_client
-from models.ads.counting import Impression
+from models.ads.counting import Click, Impression
 from models.metrics import counter_values
 from models.tables import BaseModel
 from workers import beacons
@@ -152,31 +151,22 @@ def drain_beacons() -> int:
 
 def take_messages(broker, queue_name: str) -> list[dict]:
     """Remove and return (decoded) the messages waiting on a stub queue, marking each
-    done so a later join on that queue does not wait for them. For "measure", the
-    entries on the beacons' stream too (removed), each as the message it replaces:
-    record_impression or record_click with the event's fields."""
+    done so a later join on that queue does not wait for them."""
     queue = broker.queues.get(queue_name)
     taken = []
     while queue is not None and not queue.empty():
         taken.append(json.loads(queue.get()))
         queue.task_done()
-    if queue_name == "measure":
-        taken += _take_beacons()
     return taken
 
 
-def _take_beacons() -> list[dict]:
+def take_beacons() -> list[Impression | Click]:
+    """Remove and return the events the front put on the beacons' stream, uncounted."""
     client = redis_client.get_redis()
     entries = client.xrange(beacons.STREAM)
     if entries:
         client.xdel(beacons.STREAM, *[entry_id for entry_id, _ in entries])
-    taken = []
-    for _, fields in entries:
-        event = beacons.decode(fields)
-        actor = "record_impression" if isinstance(event, Impression) else "record_click"
-        kwargs = asdict(event)
-        taken.append({"actor_name": actor, "args": [], "kwargs": kwargs})
-    return taken
+    return [beacons.decode(fields) for _, fields in entries]
 
 
 def _models(base: type[Model]) -> list[type[Model]]:

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from dataclasses import fields as fields_of
 from typing import Any
 
 import redis
@@ -30,7 +31,7 @@ from redis.typing import EncodableT, FieldT
 
 from models import redis_client
 from models.ads import measurement
-from models.ads.counting import Click, Counted, Impression, count, legacy_click
+from models.ads.counting import Click, Counted, Impression, count
 from models.metrics import AD_EVENTS
 from models.settings import get_settings
 
@@ -127,6 +128,10 @@ def accept_click(click: Click) -> None:
         )
 
 
+# The event each kind of entry holds.
+EVENTS: dict[str, type[Impression] | type[Click]] = {"impression": Impression, "click": Click}
+
+
 def encode(event: Impression | Click) -> dict[FieldT, EncodableT]:
     """The entry's fields: its kind, and the event as a JSON object of its fields (two
     fields whatever the event, so the hand-off sends little; readable with XRANGE)."""
@@ -136,37 +141,23 @@ def encode(event: Impression | Click) -> dict[FieldT, EncodableT]:
 
 
 def decode(fields: dict[bytes, bytes]) -> Impression | Click:
-    """The event an entry holds; KeyError, ValueError or TypeError when it holds none.
-    An entry of one field a value (a front before the JSON event) still reads."""
+    """The event an entry holds, in the one layout `encode` writes: its kind, and the
+    event as a JSON object of every field of that kind's event. ValueError for any other
+    entry, the layouts of releases before issue 43 among them (docs/operating.md,
+    Upgrading from a release before issue 43)."""
     values = {key.decode(): value.decode() for key, value in fields.items()}
-    kind = values["kind"]
-    if kind not in ("impression", "click"):
-        raise ValueError(f"an entry of unknown kind {kind!r}")
-    if "event" in values:
-        event = json.loads(values["event"])
-        if not isinstance(event, dict):
-            raise ValueError("an entry whose event is not an object")
-        # A click of an older front has no invalid_reason: counting.legacy_click.
-        return Impression(**event) if kind == "impression" else legacy_click(event)
-    if kind == "impression":
-        return Impression(
-            values["event_id"],
-            values["reservation_id"],
-            values["date"],
-            values["country"],
-            values["at"],
-        )
-    return legacy_click(
-        {
-            "click_id": values["click_id"],
-            "reservation_id": values["reservation_id"],
-            "country": values["country"],
-            "user_agent": values.get("user_agent"),
-            "at": values["at"],
-            "view_token": values.get("view_token"),
-            "is_bot": values.get("is_bot") == "1",
-        }
-    )
+    if set(values) != {"kind", "event"}:
+        raise ValueError(f"an entry of the fields {sorted(values)}, not kind and event")
+    made = EVENTS.get(values["kind"])
+    if made is None:
+        raise ValueError(f"an entry of unknown kind {values['kind']!r}")
+    event = json.loads(values["event"])
+    if not isinstance(event, dict):
+        raise ValueError("an entry whose event is not an object")
+    expected = {part.name for part in fields_of(made)}
+    if set(event) != expected:
+        raise ValueError(f"an event of the fields {sorted(event)}, not {sorted(expected)}")
+    return made(**event)
 
 
 @dataclass
@@ -234,8 +225,11 @@ def consume_round(consumer: Consumer, block_ms: int | None = BLOCK_MS, batch: in
     for entry_id, fields in entries:
         try:
             event = decode(fields)
-        except (KeyError, ValueError, TypeError):
-            log.error("dropped a beacon entry holding no event: %s %r", entry_id, fields)
+        except ValueError as error:
+            # Acknowledged and deleted with the rest: it would read no better next time.
+            log.error(
+                "dropped a beacon entry holding no event: %s %r (%s)", entry_id, fields, error
+            )
             continue
         if isinstance(event, Impression):
             impressions.append(event)

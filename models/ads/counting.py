@@ -1,14 +1,14 @@
 """Counting clicks and impressions, a batch at a time and each event exactly once: what
 one transaction writes for the events it is given, and which of them count (docs/ads.md,
-Counting). The batch comes from the beacons' stream (workers/beacons.py), one event from
-a beacon that found Redis down, or one message queued before the stream existed."""
+Counting). The batch comes from the beacons' stream (workers/beacons.py), or is one event
+from a beacon that found Redis down."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from peewee import EXCLUDED
 
@@ -29,17 +29,15 @@ T = TypeVar("T")
 MISSING_TOKEN = "missing_token"  # the URL carried no view token
 BAD_TOKEN = "bad_token"  # not one this service signed for this reservation
 EXPIRED_TOKEN = "expired_token"  # genuine, but older than its 30 minutes
-# Logged before the reason was recorded (migration 0018, or a message or stream entry
-# of an older front) without a genuine token: missing or forged, no telling which.
+# Logged without a genuine token by a release that did not record the reason yet
+# (migration 0018 marked those rows): missing or forged, no telling which.
 UNVERIFIED = "unverified"
 INVALID_REASONS = (MISSING_TOKEN, BAD_TOKEN, EXPIRED_TOKEN, UNVERIFIED)
 
 
 @dataclass(frozen=True)
 class Click:
-    """One click to log: the fields, names and order of the record_click message.
-    view_token, is_bot and invalid_reason come last and optional, so messages queued
-    before them still run (an older front's click: `legacy_click`)."""
+    """One click to log, as the beacons' stream carries it (every field, each time)."""
 
     click_id: str
     reservation_id: str
@@ -52,21 +50,9 @@ class Click:
     invalid_reason: str | None = None
 
 
-def legacy_click(fields: dict[str, Any]) -> Click:
-    """A click from an older front (a stream entry or a message without
-    `invalid_reason`): that front kept a token only when genuine, so one without any is
-    invalid, as migration 0018 marks the clicks it logged; one with a genuine token
-    counts as it did (its expiry was not told apart then)."""
-    click = Click(**fields)
-    if "invalid_reason" in fields or click.view_token is not None:
-        return click
-    return Click(**{**vars(click), "invalid_reason": UNVERIFIED})
-
-
 @dataclass(frozen=True)
 class Impression:
-    """One impression to count: the fields, names and order of the record_impression
-    message."""
+    """One impression to count, as the beacons' stream carries it."""
 
     event_id: str
     reservation_id: str

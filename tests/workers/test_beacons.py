@@ -5,6 +5,7 @@ acknowledging only after the commit, claiming what a dead consumer left."""
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 import redis
@@ -83,62 +84,35 @@ def test_an_entry_is_its_kind_and_the_event_in_one_field(client, reservation):
     assert "Mozilla/5.0 (日本)" in fields[b"event"].decode()
 
 
-def test_entries_a_front_before_the_json_event_left_still_count(client, reservation):
-    # A rolling deploy: the old front wrote one field a value, a flag as 1 or 0
-    client.xadd(
-        beacons.STREAM,
-        {
-            "kind": "impression",
-            "event_id": "view:old",
-            "reservation_id": reservation.id,
-            "date": "2027-01-10",
-            "country": "JP",
-            "at": AT,
-        },
-    )
-    client.xadd(
-        beacons.STREAM,
-        {
-            "kind": "click",
-            "click_id": "c-old",
-            "reservation_id": reservation.id,
-            "country": "JP",
-            "at": AT,
-            "is_bot": "1",
-        },
-    )
-    beacons.offer(seen(reservation, "view:new"))
-    done = beacons.consume_round(consumer(client), block_ms=None)
-    assert done.counted == Counted(2, 1)
-    assert counted(reservation) == 2
-    click = AdClickLog.get(AdClickLog.id == "c-old")
-    assert (click.user_agent, click.view_token, click.is_bot) == (None, None, True)
-
-
-def test_clicks_an_older_front_left_without_a_token_are_invalid_and_with_one_count(
-    client, reservation
+def test_entries_in_the_layouts_of_releases_before_issue_43_are_dropped_not_counted(
+    client, reservation, caplog
 ):
-    # A rolling deploy: a front before invalid_reason left a JSON click without a
-    # token, another with a genuine one, and an entry of one field a value without one
-    old = {"reservation_id": reservation.id, "country": "JP", "user_agent": "M", "at": AT}
-    for click_id, token in [("json-none", None), ("json-token", "T" * 44)]:
-        event = {"click_id": click_id, **old, "view_token": token, "is_bot": False}
-        client.xadd(beacons.STREAM, {"kind": "click", "event": json.dumps(event)})
-    client.xadd(beacons.STREAM, {"kind": "click", "click_id": "flat-none", **old})
-    # And the new front's valid and invalid clicks
+    # Given entries an older front left: one field a value (before the JSON event), and
+    # a JSON click without invalid_reason (before issue 42)
+    old = {"reservation_id": reservation.id, "country": "JP", "at": AT}
+    client.xadd(
+        beacons.STREAM, {"kind": "impression", "event_id": "view:old", "date": AT[:10], **old}
+    )
+    client.xadd(beacons.STREAM, {"kind": "click", "click_id": "flat", "is_bot": "0", **old})
+    unreasoned = {"click_id": "json", **old, "user_agent": "M", "view_token": None, "is_bot": False}
+    client.xadd(beacons.STREAM, {"kind": "click", "event": json.dumps(unreasoned)})
+    # And the current front's impression, valid click and invalid click
+    beacons.offer(seen(reservation, "view:new"))
     beacons.offer(clicked(reservation, "new-valid", token="V" * 44))
     beacons.offer(Click("new-missing", reservation.id, "JP", "M", AT, None, False, "missing_token"))
-    # When a round counts them
-    beacons.consume_round(consumer(client), block_ms=None)
-    # Then each is logged; those without a genuine token are invalid, the rest count
+    # When a round reads them all
+    with caplog.at_level(logging.ERROR, logger="workers.beacons"):
+        done = beacons.consume_round(consumer(client), block_ms=None)
+    # Then the old ones are dropped, each with an error line, and nothing of them counts;
+    # the current ones count with their reasons, and the stream is left empty
+    assert (done.read, done.counted) == (6, Counted(1, 2))
+    assert counted(reservation) == 1
     reasons = {row.id: row.invalid_reason for row in AdClickLog.select()}
-    assert reasons == {
-        "json-none": "unverified",
-        "json-token": None,
-        "flat-none": "unverified",
-        "new-valid": None,
-        "new-missing": "missing_token",
-    }
+    assert reasons == {"new-valid": None, "new-missing": "missing_token"}
+    dropped = [r for r in caplog.records if "dropped a beacon entry" in r.getMessage()]
+    assert len(dropped) == 3
+    assert client.xlen(beacons.STREAM) == 0
+    assert beacons.pending(client) == 0
 
 
 def test_with_redis_down_nothing_is_handed_on(redis_backend, reservation):

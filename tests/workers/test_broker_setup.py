@@ -14,7 +14,7 @@ import pytest
 from dramatiq.brokers.stub import StubBroker
 
 import tasks
-from tasks.ads import record_click
+from tasks.ads import count_beacons
 from workers import actors
 from workers.actors import BrokerNotSetUp, DeclaredActor
 from workers.broker import get_broker
@@ -41,12 +41,12 @@ def test_importing_the_actors_builds_no_broker_and_sending_before_setup_fails():
         import dramatiq.broker
         import tasks
         import web.app
-        from tasks.ads import record_click
+        from tasks.ads import count_beacons
         from workers.actors import BrokerNotSetUp
         from workers.broker import get_broker
 
         assert dramatiq.broker.global_broker is None, "a broker was built on import"
-        for attempt in (lambda: record_click.send(click_id="c"), get_broker):
+        for attempt in (lambda: count_beacons.send(seconds=1.0), get_broker):
             try:
                 attempt()
             except BrokerNotSetUp:
@@ -82,7 +82,7 @@ def test_setup_builds_one_broker_that_every_actor_joins():
 
 def test_in_this_process_the_actors_are_on_the_broker_the_tests_set_up(stub_broker):
     assert tasks.setup() is stub_broker is get_broker() is dramatiq.get_broker()
-    assert stub_broker.get_actor("record_click") is record_click.dramatiq_actor
+    assert stub_broker.get_actor("count_beacons") is count_beacons.dramatiq_actor
 
 
 def test_an_actor_declared_after_setup_joins_the_broker_at_once(stub_broker):
@@ -113,5 +113,5 @@ def test_an_option_no_middleware_takes_is_refused_when_bound():
 
 
 def test_two_actors_cannot_share_a_name():
-    with pytest.raises(ValueError, match="record_click"):
-        actors.actor(actor_name="record_click")(lambda: None)
+    with pytest.raises(ValueError, match="count_beacons"):
+        actors.actor(actor_name="count_beacons")(lambda: None)

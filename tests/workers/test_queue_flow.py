@@ -139,6 +139,46 @@ def test_a_message_that_fails_past_its_retries_is_found_where_deadletters_reads(
     assert len(dead()) == 1
 
 
+def test_a_message_for_an_actor_this_release_has_not_is_dead_lettered_and_shown(
+    redis_broker, worker_process, redis_client
+):
+    """What a message a release before issue 43 queued meets after the upgrade
+    (docs/operating.md, Upgrading from a release before issue 43): not run, not lost
+    without a trace, and the worker goes on."""
+    # Given messages for actors this release no longer declares, then an ordinary one
+    retired = [
+        ("measure", "record_click", ["c1", "r1", "JP", "Mozilla/5.0", "2027-01-10T10:00:00.000Z"]),
+        ("measure", "record_impression", ["e1", "r1", "2027-01-10", "JP", "2027-01-10T10:00Z"]),
+        ("billing", "handle_subscription_event", ["customer.subscription.updated", "sub_1"]),
+    ]
+    for queue, actor, args in retired:
+        redis_broker.enqueue(
+            Message(queue_name=queue, actor_name=actor, args=tuple(args), kwargs={}, options={})
+        )
+    key = f"probe-{uuid.uuid4()}"
+    send(redis_broker, "record_probe", key)
+
+    # When the worker fetches them, then each is a dead letter of its queue
+    def dead():
+        return sorted(
+            (queue, message.actor_name, list(message.args))
+            for queue in ("measure", "billing")
+            for _, message in deadletters.dead_messages(redis_broker, queue)
+        )
+
+    assert wait_for(lambda: len(dead()) == 3), dead()
+    assert dead() == sorted(retired)
+    assert wait_for(lambda: runs(redis_client, key) == 1), "the worker stopped at them"
+    # And `subsearch queue status` names each with its arguments
+    status = cli("queue", "status")
+    assert status.returncode == 0, status.stderr
+    for queue, actor, _ in retired:
+        assert any(
+            line.startswith(f"dead {queue} ") and f" {actor} " in line
+            for line in status.stdout.splitlines()
+        ), status.stdout
+
+
 def test_closing_a_broker_closes_its_connections(redis_client):
     """Dramatiq's Redis broker leaves its sockets to the garbage collector; ours closes
     them (a worker's shutdown, and every test that builds a broker)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-import uuid
 from contextlib import contextmanager
 
 import psycopg2
@@ -16,9 +15,9 @@ import requests
 from dramatiq import Message
 
 from models.ads.months import month_of
-from models.clock import now_iso, utcnow
+from models.clock import utcnow
 from models.db import is_postgres
-from models.tables import AdClickLog, AdImpressionDaily
+from models.tables import AdClickLog, AdImpressionDaily, BatchRun
 from tests.factories import make_reservation
 from tests.fakes.frozen_server import frozen_server
 from tests.fixtures import TEST_REDIS_URL
@@ -33,14 +32,21 @@ def impressions(reservation_id) -> int:
     return sum(row.impressions for row in rows)
 
 
+def resets() -> list[str]:
+    """The months whose monthly reset ran, in order."""
+    runs = BatchRun.select().where(BatchRun.name == "monthly-reset").order_by(BatchRun.period)
+    return [run.period for run in runs]
+
+
 @contextmanager
-def writes_blocked():
-    """Hold the database's write lock from another connection, so a worker's writes wait."""
+def writes_blocked(table: str = "ad_impression_events"):
+    """Hold the database's write lock from another connection (on PostgreSQL, the lock of
+    `table`), so a worker's writes wait."""
     url = os.environ["DATABASE_URL"]
     if is_postgres():
         conn = psycopg2.connect(url)
         cur = conn.cursor()
-        cur.execute("LOCK TABLE ad_impression_events IN ACCESS EXCLUSIVE MODE")
+        cur.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
     else:
         conn = sqlite3.connect(url[len("sqlite:///") :], isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
@@ -56,17 +62,16 @@ def unacknowledged(client) -> int:
 
 
 def test_a_killed_workers_messages_are_delivered_again_within_60_s(start_worker, redis_client):
-    reservation = make_reservation(status="active", start_month=month_of(utcnow()))
     broker = build_broker(TEST_REDIS_URL)
-    at = now_iso()
-    with writes_blocked():
+    periods = [f"2001-{month:02d}" for month in range(1, 11)]
+    with writes_blocked("batch_runs"):
         first = start_worker()
-        for _ in range(10):
+        for period in periods:  # a month's reset each, recorded once in batch_runs
             broker.enqueue(
                 Message(
-                    queue_name="measure",
-                    actor_name="record_impression",
-                    args=(str(uuid.uuid4()), reservation.id, at[:10], "JP", at),
+                    queue_name="batch",
+                    actor_name="batch-monthly-reset",
+                    args=(period,),
                     kwargs={},
                     options={},
                 )
@@ -76,17 +81,15 @@ def test_a_killed_workers_messages_are_delivered_again_within_60_s(start_worker,
         time.sleep(0.5)
         kill(first)  # SIGKILL, its worker process included
     assert unacknowledged(redis_client) > 0
-    assert impressions(reservation.id) == 0
+    assert resets() == []
 
     started = time.monotonic()
     start_worker()
-    assert wait_for(lambda: impressions(reservation.id) == 10, timeout=60), impressions(
-        reservation.id
-    )
+    assert wait_for(lambda: resets() == periods, timeout=60), resets()
     assert time.monotonic() - started < 60
-    # Every message acknowledged, none left in Redis to deliver again: the count is final.
-    assert wait_for(lambda: all_acknowledged(redis_client, "measure"), timeout=30)
-    assert impressions(reservation.id) == 10  # nothing counted twice
+    # Every message acknowledged, none left in Redis to deliver again: the runs are final.
+    assert wait_for(lambda: all_acknowledged(redis_client, "batch"), timeout=30)
+    assert resets() == periods
     broker.close()
 
 
@@ -94,7 +97,7 @@ def test_a_send_to_a_frozen_redis_gives_up_within_250_ms():
     with frozen_server() as port:
         broker = build_broker(f"redis://127.0.0.1:{port}/0")
         message = Message(
-            queue_name="measure", actor_name="record_click", args=(), kwargs={}, options={}
+            queue_name="measure", actor_name="count_beacons", args=(), kwargs={}, options={}
         )
         started = time.monotonic()
         with pytest.raises(redis.RedisError):

@@ -95,8 +95,8 @@ def test_a_batch_holding_an_id_twice_counts_it_once(reservation):
 
 
 def test_an_event_counted_alone_counts_nothing_more_in_a_batch(reservation):
-    # Given an impression and a click written one at a time (Redis was down, or a message
-    # queued before the stream), then found on the stream too
+    # Given an impression and a click written one at a time (the front took Redis for
+    # down), then found on the stream too
     assert record_impression("e1", reservation.id, "2027-01-10", "JP", AT) is True
     assert record_click(clicked(reservation, "c1", "tok")) is True
     # When a batch holds them with new ones

@@ -16,7 +16,6 @@ from models.ads.reports import admin_report, advertiser_reservations
 from models.db import db
 from models.migrations import m0018_invalid_clicks
 from models.tables import AdClickLog, AdImpressionDaily
-from tasks.ads import record_click as record_click_actor
 from tests.factories import make_reservation, make_user
 
 NOW = datetime(2027, 1, 20, 12, 0, tzinfo=UTC)
@@ -99,17 +98,6 @@ def test_an_expired_click_is_neither_its_tokens_click_nor_a_repeat(owner, reserv
     rows = {row.id: (row.invalid_reason, row.is_repeat) for row in AdClickLog.select()}
     assert rows[valid] == (None, False)
     assert sorted(rows.values(), key=str) == [("expired_token", False)] * 2 + [(None, False)]
-    [own] = advertiser_reservations(owner.id, now=NOW)
-    assert own.figures.clicks == 1
-
-
-def test_a_click_message_of_an_older_front_without_a_token_is_invalid(owner, reservation):
-    # Given record_click messages queued by a front before reasons were kept
-    record_click_actor(str(uuid.uuid4()), reservation.id, "JP", BROWSER, AT)
-    record_click_actor(str(uuid.uuid4()), reservation.id, "JP", BROWSER, AT, TOKEN)
-    # Then the one without a genuine token is unverified, the other counts as before
-    reasons = sorted(str(row.invalid_reason) for row in AdClickLog.select())
-    assert reasons == ["None", "unverified"]
     [own] = advertiser_reservations(owner.id, now=NOW)
     assert own.figures.clicks == 1
 

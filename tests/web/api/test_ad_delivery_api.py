@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
@@ -18,8 +19,6 @@ from models.ads.months import add_months, month_of
 from models.ads.reservations import stop
 from models.clock import iso, utcnow
 from models.tables import AdClickLog, AdImpressionDaily, AdImpressionEvent
-from tasks.ads import record_click
-from tasks.ads import record_impression as impression_actor
 from tests.factories import (
     make_live_ad,
     make_subscription,
@@ -27,7 +26,7 @@ from tests.factories import (
     sign_in,
 )
 from tests.fakes.ad_pages import PAGES
-from tests.fixtures import drain_beacons, take_messages
+from tests.fixtures import drain_beacons, take_beacons, take_messages
 
 MONTH = month_of(utcnow())
 BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130 Safari/537.36"
@@ -78,14 +77,10 @@ def token_of(url: str) -> str:
 
 
 def deliver(stub_broker) -> int:
-    """Run what the front handed on, each event once: the beacons' stream as the
-    counting actor reads it, and any message on "measure"; returns how many."""
-    counted = drain_beacons()
-    actors = {a.actor_name: a for a in (record_click, impression_actor)}
-    messages = take_messages(stub_broker, "measure")
-    for message in messages:
-        actors[message["actor_name"]](**message["kwargs"])
-    return counted + len(messages)
+    """Count what the front handed on, the beacons' stream, as the counting actor reads
+    it; returns how many events. The front queues no message per beacon."""
+    assert take_messages(stub_broker, "measure") == []
+    return drain_beacons()
 
 
 def queue_down(redis_backend):
@@ -182,9 +177,9 @@ def test_a_click_is_logged_once_and_redirected(client, ad, stub_broker):
     )
     assert response.status_code == 302
     assert response.headers["Location"] == "https://advertiser.example/landing?x=1"
-    [message] = take_messages(stub_broker, "measure")
-    record_click(**message["kwargs"])
-    record_click(**message["kwargs"])  # redelivered
+    [click] = take_beacons()
+    measurement.record_click(click)
+    measurement.record_click(click)  # read twice
     [row] = AdClickLog.select()
     assert (row.ad_reservation_id, row.country, row.user_agent) == (ad.id, "JP", BROWSER)
 
@@ -262,22 +257,6 @@ def test_a_browser_click_is_not_logged_as_a_bot(client, ad, stub_broker):
     assert AdClickLog.get().is_bot is False
 
 
-def test_click_messages_queued_before_the_bot_flag_still_run(ad):
-    at = iso(utcnow())
-    record_click("queued-before-bots", ad.id, "JP", BROWSER, at, "the-token")  # six arguments
-    record_click("queued-now", ad.id, "JP", "Googlebot/2.1", at, None, True)
-    flags = {c.id: c.is_bot for c in AdClickLog.select()}
-    assert flags == {"queued-before-bots": False, "queued-now": True}
-
-
-def test_click_messages_with_and_without_a_view_token_both_run(ad):
-    at = iso(utcnow())
-    record_click("queued-before-tokens", ad.id, "JP", BROWSER, at)  # five arguments
-    record_click("queued-now", ad.id, "JP", BROWSER, at, "the-token")
-    tokens = {c.id: c.view_token for c in AdClickLog.select()}
-    assert tokens == {"queued-before-tokens": None, "queued-now": "the-token"}
-
-
 def test_a_click_from_an_unusable_country_is_stored_as_unknown(
     client, ad, stub_broker, stub_worker
 ):
@@ -290,7 +269,7 @@ def test_clicks_on_unknown_or_inactive_ads_are_404_and_not_logged(client, ad, st
     stop(ad.id, "違反", PAGES)
     assert client.get(f"/api/ad-click/{ad.id}").status_code == 404
     assert client.get("/api/ad-click/no-such-ad").status_code == 404
-    assert take_messages(stub_broker, "measure") == []
+    assert take_beacons() == []
 
 
 @pytest.mark.parametrize("when", ["before the start month", "after the end month"])
@@ -302,7 +281,7 @@ def test_a_click_outside_the_contract_period_redirects_and_logs_nothing(client, 
     response = client.get(local(url), headers=SEEN)
     assert response.status_code == 302
     assert response.headers["Location"] == "https://other.example/"
-    assert take_messages(stub_broker, "measure") == []
+    assert take_beacons() == []
     assert AdClickLog.select().count() == 0
 
 
@@ -343,7 +322,7 @@ def test_bots_are_answered_204_and_not_counted(client, ad, stub_broker, agent):
     url = local(served(client, ad)["impressionUrl"])
     response = client.post(url, headers={"User-Agent": agent})
     assert response.status_code == 204
-    assert take_messages(stub_broker, "measure") == []
+    assert take_beacons() == []
 
 
 def test_impressions_of_inactive_and_unknown_ads(client, ad, stub_broker):
@@ -353,7 +332,7 @@ def test_impressions_of_inactive_and_unknown_ads(client, ad, stub_broker):
     )
     stop(ad.id, "違反", PAGES)
     assert client.post(url, headers={"User-Agent": BROWSER}).status_code == 204
-    assert take_messages(stub_broker, "measure") == []
+    assert take_beacons() == []
 
 
 def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker):
@@ -361,11 +340,9 @@ def test_an_impression_is_accepted_and_counted_once(client, ad, stub_broker):
         url = local(served(client, ad)["impressionUrl"])  # three renders
         response = client.post(url, headers={"User-Agent": BROWSER, "Edge-IPCountry": country})
         assert response.status_code == 202
-    messages = take_messages(stub_broker, "measure")
-    actor = impression_actor
-
-    for message in messages + messages[:1]:  # the first one delivered twice
-        actor(**message["kwargs"])
+    events = take_beacons()
+    for event in events + events[:1]:  # the first one read twice
+        record_impression(**asdict(event))
     rows = {(r.country, r.date): r.impressions for r in AdImpressionDaily.select()}
     today = utcnow().date().isoformat()
     assert rows == {("JP", today): 2, ("unknown", today): 1}
@@ -432,7 +409,7 @@ def test_an_impression_without_a_valid_token_is_204_and_counts_nothing(client, a
     }.get(v, v)
     url = f"/api/ad-impression/{ad.id}" + ("" if given is None else f"?v={given}")
     assert client.post(url, headers=SEEN).status_code == 204
-    assert take_messages(stub_broker, "measure") == []
+    assert take_beacons() == []
     assert counted(ad) == 0
 
 
@@ -444,7 +421,7 @@ def test_an_impression_outside_the_contract_period_is_204_and_counts_nothing(
     reservation = live(start=month, end=month)
     url = local(served(client, reservation, month=month)["impressionUrl"])
     assert client.post(url, headers=SEEN).status_code == 204
-    assert take_messages(stub_broker, "measure") == []
+    assert take_beacons() == []
     assert counted(reservation) == 0
 
 
