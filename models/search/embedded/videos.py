@@ -37,7 +37,7 @@ from models.search.embedded.meaning import (
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.highlight import highlight, matches
 from models.search.moments import merge_overlapping
-from models.search.query import Query, parse_search
+from models.search.query import Query
 from models.search.text import Term
 
 # One video's scores: its video document's (None when it did not match), and its best
@@ -54,7 +54,7 @@ MOMENTS_READ = 64
 def search_videos(
     conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
 ) -> VideoResults:
-    read = parse_search(query.q)
+    read = query.read
     terms = read.terms
     if not terms and meant is None:
         return VideoResults(total_videos=0, more_than_cap=False, videos=[])
