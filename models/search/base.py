@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from models.search.query import Query, parse_search
 
 INDEX_NAME = "subtitles"
 TARGETS = ("description", "subtitle", "title")
@@ -117,6 +120,13 @@ class SearchQuery:
     per_page: int = 20
     semantic: bool = False
     sr: float = DEFAULT_SEMANTIC_RATIO
+
+    @cached_property
+    def read(self) -> Query:
+        """`q` in the query language (query.py), read once for the search: where its
+        request is read (web/api/schemas/catalog.py), and every step after, the engine's
+        included, takes it from here. QueryError when `q` cannot be read."""
+        return parse_search(self.q)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from models.search.base import TOTAL_VIDEOS_CAP
-from models.search.query import parse_search
+from models.search.query import Query
 
 MAX_QUERY_LENGTH = 200
 # Terms (words, CJK runs, quoted phrases, each side of an OR, excluded words) of one
@@ -32,10 +32,8 @@ TOO_DEEP = f"page x perPage must be at most {MAX_DEPTH}"
 TOO_MANY_BRANCHES = f"at most {MAX_BRANCHES} combinations of OR"
 
 
-def query_problem(q: str) -> str | None:
-    """Why the query `q` (readable: query.parse_search) is refused, in the API's words;
-    None when it may be searched."""
-    read = parse_search(q)
+def query_problem(read: Query) -> str | None:
+    """Why the query `read` is refused, in the API's words; None when it may be searched."""
     terms = [*read.terms, *read.excluded]
     if len(terms) > MAX_TERMS:
         return TOO_MANY_TERMS

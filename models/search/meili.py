@@ -527,7 +527,7 @@ class MeilisearchEngine:
         """One page of hits. A query of one branch is one search, paged by number (its
         total exact); several (OR) are one federated multi-search; several prefix terms in
         a branch are read and checked here (_scanned)."""
-        plan = plan_query(query.q)
+        plan = plan_query(query.read)
         targets = query.targets or tuple(TARGET_FIELDS)
         deadline = time.monotonic() + self.time_budget_ms / 1000
         vector = self._query_vector(query, plan.read, deadline)
@@ -660,7 +660,7 @@ class MeilisearchEngine:
         """The page of videos (its best document each) and their count, then one
         multi-search asking, for each of them, its best subtitle segments and its video
         document (each branch of the query asked apart, merged here)."""
-        plan = plan_query(query.q)
+        plan = plan_query(query.read)
         targets = query.targets or tuple(TARGET_FIELDS)
         deadline = time.monotonic() + self.time_budget_ms / 1000
         vector = self._query_vector(query, plan.read, deadline)

@@ -1,4 +1,4 @@
-"""A read query (query.py, parse_search) as the requests the Meilisearch engine sends: the
+"""A read query (query.py, SearchQuery.read) as the requests the Meilisearch engine sends: the
 `q` of each branch, the filter expressions, the body of a search, of each query of a
 multi-search and of the per-video queries of a grouped page; and the merge of several
 branches' answers into one list, as a federation merges them.
@@ -41,7 +41,7 @@ from models.search.meili_fields import (
     quote,
     unix_seconds,
 )
-from models.search.query import Filters, Query, parse_search
+from models.search.query import Filters, Query
 from models.search.text import ASCII_WORD, CJK_RUN, Term, unify_long_vowels
 
 # The API's search targets -> the field each searches, and the kind of document holding it.
@@ -90,10 +90,8 @@ class QueryPlan:
         return all(any(matches(text, [term]) for text in texts) for term in self.checked[branch])
 
 
-@functools.lru_cache(maxsize=1024)
-def plan_query(q: str) -> QueryPlan:
-    """The plan of `q`, which the API has read already (parse_search)."""
-    read = parse_search(q)
+def plan_query(read: Query) -> QueryPlan:
+    """The plan of a query read (SearchQuery.read)."""
     branches = list(itertools.product(*read.groups))
     checked = tuple(tuple(t for t in branch if t.prefix)[:-1] for branch in branches)
     qs = tuple(branch_q(branch, read.excluded) for branch in branches)

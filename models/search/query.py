@@ -22,7 +22,6 @@ malformed query raises QueryError: what is wrong, the part as typed and where it
 from __future__ import annotations
 
 import calendar
-import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -168,9 +167,16 @@ def without(q: str, part: Part) -> str:
     return " ".join(_SPACE.split((q[: part.start] + " " + q[part.end :]).strip()))
 
 
-@functools.lru_cache(maxsize=2048)
+def part_bounds(part: Part) -> tuple[int | None, int | None]:
+    """The bounds a length or view count compared sets (duration:>20m: 1201 and None), as
+    the query read took them; the part need not be read again."""
+    value = part.text[len(part.name) + 1 :]
+    return _duration(value) if part.name == "duration" else _views(value)
+
+
 def parse_search(q: str) -> Query:
-    """The query read (QueryError when it cannot be)."""
+    """The query read (QueryError when it cannot be). A search reads it once, where its
+    request is read, and hands it on (base.SearchQuery.read)."""
     return _Reader(q).read()
 
 

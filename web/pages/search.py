@@ -26,9 +26,11 @@ from models.search.query import (
     DURATIONS,
     SUBTITLE_TYPES,
     Part,
+    Query,
     QueryError,
     grammar,
     parse_search,
+    part_bounds,
     without,
 )
 from models.subtitles import moment_snippets
@@ -102,7 +104,7 @@ def search() -> str | tuple[str, int] | HttpResponse:
         page_link=page_link,
         snippets=moment_snippets(results.videos),
         filters=_search_filters(user_id, query),
-        panel=query_panel(query.q),
+        panel=query_panel(query.q, query.read),
         applied=applied_parts(query),
         default=SearchQuery(q=query.q),
         ads=ads,
@@ -122,7 +124,7 @@ def _unreadable_search(refused: QueryRefused) -> tuple[str, int]:
         query=query,
         refusal=problem_words(refused.error),
         filters=_search_filters(user_id, query),
-        panel=query_panel(query.q),
+        panel=query_panel(query.q, None),
         applied=[],
         default=SearchQuery(q=query.q),
     )
@@ -221,12 +223,10 @@ class QueryPanel(NamedTuple):
     unfiltered_q: str
 
 
-def query_panel(q: str) -> QueryPanel:
-    values = control_values(q)
-    try:
-        filters = [part for part in parse_search(q).parts if part.kind == "filter"]
-    except QueryError:
-        filters = []
+def query_panel(q: str, read: Query | None) -> QueryPanel:
+    """The panel for the query `q` as read (None: it cannot be)."""
+    values = read_controls(read)
+    filters = [part for part in read.parts if part.kind == "filter"] if read else []
     codes = list(PANEL_LANGUAGES)
     if values["lang"] and values["lang"] not in codes:
         codes.append(values["lang"])
@@ -246,8 +246,15 @@ def control_values(q: str) -> dict[str, str]:
     the subtitles' kind and language; "" for none, and for every one when `q` cannot be
     read."""
     try:
-        read = parse_search(q)
+        read: Query | None = parse_search(q)
     except QueryError:
+        read = None
+    return read_controls(read)
+
+
+def read_controls(read: Query | None) -> dict[str, str]:
+    """control_values of a query read (None: one that cannot be)."""
+    if read is None:
         return dict.fromkeys(CONTROLS, "")
     found = read.filters
     lengths = [_value(part).lower() for part in read.parts if part.name == "duration"]
@@ -326,7 +333,7 @@ def applied_parts(query: SearchQuery) -> list[AppliedPart]:
     """The query's filters and words left out, in the order typed."""
     return [
         AppliedPart(part_words(part), search_url(replace(query, q=without(query.q, part), page=1)))
-        for part in parse_search(query.q).parts
+        for part in query.read.parts
     ]
 
 
@@ -349,21 +356,11 @@ def part_words(part: Part) -> str:
     return _bound_words(part, value)
 
 
-# A word the query language always reads, put beside a filter read on its own: a query
-# of filters alone has no word to search for, and cannot be read.
-READABLE_TEXT = "q"
-
-
 def _bound_words(part: Part, value: str) -> str:
     """A length or a view count compared (duration:>20m, views:<=500), in words: the
     bound as the query language reads it, back to the number typed."""
     operator = next(op for op in (">=", "<=", ">", "<") if value.startswith(op))
-    found = parse_search(f"{READABLE_TEXT} {part.text}").filters
-    low, high = (
-        (found.min_duration, found.max_duration)
-        if part.name == "duration"
-        else (found.min_views, found.max_views)
-    )
+    low, high = part_bounds(part)
     typed = {">": (low or 0) - 1, ">=": low or 0, "<": (high or 0) + 1, "<=": high or 0}
     if part.name == "duration":
         return str(LENGTH_BOUNDS[operator]) % {"length": length_words(typed[operator])}

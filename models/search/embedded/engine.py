@@ -27,7 +27,6 @@ from models.search.base import (
 from models.search.embedded import hits, layout, meaning, vectors, videos
 from models.search.embedded.layout import LAYOUT_VERSION, bounds
 from models.search.embedder import Embedder, NoEmbedder, Questions
-from models.search.query import parse_search
 from models.search.segments import transcript
 
 T = TypeVar("T")
@@ -250,7 +249,7 @@ class EmbeddedEngine:
         embedded on the process's embedding thread while the keyword side reads the
         index, within the search's budget (SearchBusy past it, or when the process's
         model already has its fill of questions)."""
-        text = parse_search(query.q).text  # its words, without filters or exclusions
+        text = query.read.text  # its words, without filters or exclusions
         if not (query.semantic and self.embedder.loaded and text.strip()):
             return None
         vector = self.questions.submit(self.embedder, text)

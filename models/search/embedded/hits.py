@@ -15,7 +15,7 @@ from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching
 from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.highlight import crop, highlight
-from models.search.query import Query, parse_search
+from models.search.query import Query
 from models.search.text import Term
 
 # A page of results: (LIMIT, OFFSET).
@@ -25,7 +25,7 @@ Page = tuple[int, int]
 def search_hits(
     conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
 ) -> SearchResults:
-    read = parse_search(query.q)
+    read = query.read
     terms = read.terms
     if not terms and meant is None:
         return SearchResults(total_hits=0, hits=[], semantic_applied=False)

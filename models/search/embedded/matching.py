@@ -17,7 +17,6 @@ from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter
 from models.search.embedded.fts import fts_match, fts_pairs_match, fts_words_match
 from models.search.embedded.layout import (
-    FTS_COLUMNS,
     VIDEO_SHIFT,
     WORD_COLUMNS,
     is_segment,
@@ -98,9 +97,9 @@ class Matching:
         self.join = f" CROSS JOIN videos v ON v.key = {ROWID} >> {VIDEO_SHIFT}" if passing else ""
         self.where = f" AND {passing.condition}" if passing else ""
         self.filter_params: tuple[object, ...] = passing.params if passing else ()
-        # The token columns of the documents scored, by rowid: which fields of a video
-        # document match (meta_fields) and where a moment's words are (text_tokens) are
-        # read from them, not by analysing the text again.
+        # The token columns of the documents scored, by rowid: results by video read from
+        # them which fields of a video document match and where a moment's words are
+        # (videos.py), not by analysing the text again.
         self.columns_read: dict[int, tuple[str, ...]] = {}
 
     # -- counts -------------------------------------------------------------------------
@@ -186,19 +185,6 @@ class Matching:
         columns = layout.token_columns(self.conn, rowids)
         self.columns_read.update(columns)
         return {rowid: self.scorer.score(found) for rowid, found in columns.items()}
-
-    def meta_fields(self, rowid: int, fields: tuple[str, ...]) -> list[str] | None:
-        """Which of `fields` (title, description) of the video document at `rowid` hold a
-        term, from its token columns; None when they were not read."""
-        found = self.columns_read.get(rowid)
-        if found is None:
-            return None
-        return [field for field in fields if self.scorer.holds(found, field)]
-
-    def text_tokens(self, rowid: int) -> str | None:
-        """The subtitle word column of the document at `rowid`, when it was read."""
-        found = self.columns_read.get(rowid)
-        return found[FTS_COLUMNS.index("text_words")] if found is not None else None
 
     def best_first(
         self, scores: Mapping[int, float], video_of: Callable[[int], int], count: int

@@ -4,7 +4,8 @@ with its best moments.
 Rowids carry the video key (layout.py), so the full-text index groups matches by video
 without reading a row. Relevance ranks videos by their candidates' scores (matching.py);
 the other orders probe the videos in that order and score only the page's matches, to
-choose each video's moments.
+choose each video's moments. A VideoFinder, built once a search, holds its query read
+and its keyword side and takes each of these steps.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import itertools
 import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Protocol
+from functools import cached_property
 
 from models.search.base import (
     MOMENTS_PER_VIDEO,
@@ -25,8 +26,8 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedded import layout
-from models.search.embedded.filters import VideoFilter, video_filter
-from models.search.embedded.layout import VIDEO_SHIFT, is_segment, video_key
+from models.search.embedded.filters import video_filter
+from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, is_segment, video_key
 from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching, in_sort_order
 from models.search.embedded.meaning import (
     NEIGHBOURS,
@@ -37,7 +38,6 @@ from models.search.embedded.meaning import (
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.highlight import highlight, matches
 from models.search.moments import merge_overlapping
-from models.search.query import Query, parse_search
 from models.search.text import Term
 
 # One video's scores: its video document's (None when it did not match), and its best
@@ -54,174 +54,194 @@ MOMENTS_READ = 64
 def search_videos(
     conn: sqlite3.Connection, query: SearchQuery, meant: Meaning | None = None
 ) -> VideoResults:
-    read = parse_search(query.q)
-    terms = read.terms
-    if not terms and meant is None:
+    """The page of videos of `query` (its query read: SearchQuery.read), by meaning too
+    when `meant` is given."""
+    if not query.read.terms and meant is None:
         return VideoResults(total_videos=0, more_than_cap=False, videos=[])
-    columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
-    page = (query.per_page, (query.page - 1) * query.per_page)
-    passing = video_filter(read.filters)
-    finder: _Finder
-    if not terms:
-        finder = _NoFinder()
-    elif needs_scan(read):
-        finder = _ScanFinder(conn, read, columns, query.channels, passing)
-    else:
-        finder = _IndexFinder(Matching(conn, read, columns, query.channels, passing))
-    if meant is not None:
-        return _with_meaning(conn, query, terms, finder, meant, page, passing)
-    total, keys = finder.videos(query.sort, page)
-    scores: dict[int, Scores] = {key: (None, {}) for key in keys}
-    scores.update(finder.scores(keys) if keys else {})
-    rows = layout.document_rows(
-        conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
-    )
-    found = [
-        video
-        for key in keys
-        if (video := _video_hit(scores[key], key, rows, terms, query.targets, finder))
-    ]
-    return VideoResults(
-        total_videos=min(total, TOTAL_VIDEOS_CAP),
-        more_than_cap=total > TOTAL_VIDEOS_CAP,
-        videos=found,
-        semantic_applied=False,
-    )
+    finder = VideoFinder(conn, query)
+    return finder.by_meaning(meant) if meant is not None else finder.by_keywords()
 
 
-def _with_meaning(
-    conn: sqlite3.Connection,
-    query: SearchQuery,
-    terms: list[Term],
-    finder: _Finder,
-    meant: Meaning,
-    page: Page,
-    passing: VideoFilter | None,
-) -> VideoResults:
-    """Results by video for a search by meaning: the keyword side's videos (to the
-    page's depth) and the meaning side's (the videos of the nearest documents), fused
-    by `sr` for relevance (meaning.fuse) or put in the sort's order for the others; each
-    video's moments fused the same way from its keyword scores and its segments among
-    the nearest documents."""
-    per_page, offset = page
-    depth = offset + per_page
-    keyword_total, keyword_keys = 0, list[int]()
-    if meant.keywords_count and terms:
-        keyword_total, keyword_keys = finder.videos(query.sort, (depth, 0))
-    nearest = by_video(
-        meant.neighbours(conn, query.targets, query.channels, max(NEIGHBOURS, depth), passing)
-    )
-    meant_keys = list(nearest)  # nearest first
-    fused: dict[int, float] = {}
-    if query.sort == "relevance":
-        fused = dict(fuse(keyword_keys, meant_keys, meant.sr))
-        ranked = list(fused)
-    else:
-        ranked = in_sort_order(conn, [*keyword_keys, *meant_keys], query.sort)
-    only_meant = [key for key in meant_keys if key not in set(keyword_keys)]
-    total = (keyword_total if meant.keywords_count else 0) + len(only_meant)
-    keys = ranked[offset:depth]
-    keyword_scores = (
-        finder.scores([key for key in keys if key in set(keyword_keys)]) if keys else {}
-    )
-    scores: dict[int, Scores] = {}
-    for key in keys:
-        meta_score, keyword_segments = keyword_scores.get(key, (None, {}))
-        meant_meta = nearest.get(key, {}).get(key << VIDEO_SHIFT)
-        similar = {rowid: sim for rowid, sim in nearest.get(key, {}).items() if is_segment(rowid)}
-        segments = _fused_moments(keyword_segments, similar, meant.sr)
-        meta = meta_score if meta_score is not None else meant_meta
-        scores[key] = (meta, segments)
-    rows = layout.document_rows(
-        conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
-    )
-    # Moments found by keywords are highlighted; by meaning alone, shown as they are.
-    marked = {
-        rows[rowid]["text"]
-        for _, segments in keyword_scores.values()
-        for rowid in segments
-        if rowid in rows
-    }
-    found = []
-    for key in keys:
-        video = _video_hit(scores[key], key, rows, terms, query.targets, finder, marked)
-        if video is None:
-            continue
-        if key in nearest and (key << VIDEO_SHIFT) in nearest[key]:
-            video = replace(video, matched_in=_meant_fields(video.matched_in, query.targets))
-        if key in fused:  # the order's own score: higher is better within the answer
-            video = replace(video, score=fused[key])
-        found.append(video)
-    return VideoResults(
-        total_videos=min(total, TOTAL_VIDEOS_CAP),
-        more_than_cap=total > TOTAL_VIDEOS_CAP,
-        videos=found,
-        semantic_applied=True,
-    )
+class VideoFinder:
+    """One search's results by video, built once per search: it holds what every step
+    reads (the connection, the search and its query read, the page, the filters) and its
+    keyword side, and each step is one of its methods.
 
+    The keyword side is the full-text index's Matching (matching.py), built once for the
+    search; for a query the index cannot answer alone (a lone CJK character), a scan of
+    the indexed text (scan.py), relevance being the videos holding the characters as
+    words first, each part newest first, one scan finding the page and the count; none
+    for a query with no words (a search by meaning alone)."""
 
-def _meant_fields(matched: tuple[str, ...], targets: tuple[str, ...]) -> tuple[str, ...]:
-    """What a video whose title and description were found by meaning matched in: its
-    title (they are embedded together), or its description when only that is searched."""
-    if {"title", "description"} & set(matched):
-        return matched
-    return (*matched, "title" if "title" in targets else "description")
-
-
-def _fused_moments(
-    keyword: Mapping[int, float], similar: Mapping[int, float], sr: float
-) -> dict[int, float]:
-    """A video's CANDIDATES best segments by the fusion of their keyword and meaning
-    ranks."""
-    by_keyword = sorted(keyword, key=lambda rowid: -keyword[rowid])
-    by_meaning = sorted(similar, key=lambda rowid: -similar[rowid])
-    return dict(fuse(by_keyword, by_meaning, sr)[:CANDIDATES])
-
-
-class _NoFinder:
-    """The keyword side of a query with no words to match (search by meaning only)."""
-
-    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
-        return 0, []
-
-    def scores(self, keys: list[int]) -> dict[int, Scores]:
-        return {}
-
-    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
-        return []
-
-    def text_tokens(self, rowid: int) -> str | None:
-        return None
-
-
-class _Finder(Protocol):
-    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
-        """How many videos match (exact up to TOTAL_VIDEOS_CAP, more beyond) and the
-        keys of the page's videos in order."""
-
-    def scores(self, keys: list[int]) -> dict[int, Scores]:
-        """For each video: its video document's score (None when it did not match) and
-        its best matching segments' rowids with their scores, best first (higher is
-        better)."""
-
-    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
-        """Which of `fields` of the video's document hold a term, when the finder read
-        them (None: look in the text)."""
-
-    def text_tokens(self, rowid: int) -> str | None:
-        """A segment's token column, when the finder read it (for highlight)."""
-
-
-class _IndexFinder:
-    """Videos through the full-text index (matching.py)."""
-
-    def __init__(self, matching: Matching) -> None:
-        self.matching = matching
-        self.conn = matching.conn
+    def __init__(self, conn: sqlite3.Connection, query: SearchQuery) -> None:
+        self.conn, self.query = conn, query
+        self.read = query.read
+        self.terms = self.read.terms
+        self.columns = tuple(TARGET_COLUMNS[t] for t in query.targets)
+        self.page: Page = (query.per_page, (query.page - 1) * query.per_page)
+        self.passing = video_filter(self.read.filters)
+        self.scan = (
+            scan_rowids(self.read, self.columns, query.channels, passing=self.passing)
+            if self.terms and needs_scan(self.read)
+            else None
+        )
         self.ranked: dict[int, Scores] = {}  # the page's scores, when ranking found them
         self.candidate_keys: set[int] = set()  # the videos ranking scored
 
+    @cached_property
+    def matching(self) -> Matching:
+        """The query over the full-text index (a query with words and no scan only)."""
+        return Matching(self.conn, self.read, self.columns, self.query.channels, self.passing)
+
+    # -- the answers ------------------------------------------------------------------------
+
+    def by_keywords(self) -> VideoResults:
+        """Results by video for a search by its words alone."""
+        total, keys = self.videos(self.query.sort, self.page)
+        scores: dict[int, Scores] = {key: (None, {}) for key in keys}
+        scores.update(self.scores(keys) if keys else {})
+        rows = self._rows(keys, scores)
+        found = [video for key in keys if (video := self._video_hit(scores[key], key, rows))]
+        return _results(total, found, semantic_applied=False)
+
+    def by_meaning(self, meant: Meaning) -> VideoResults:
+        """Results by video for a search by meaning: the keyword side's videos (to the
+        page's depth) and the meaning side's (the videos of the nearest documents), fused
+        by `sr` for relevance (meaning.fuse) or put in the sort's order for the others;
+        each video's moments fused the same way from its keyword scores and its segments
+        among the nearest documents."""
+        query = self.query
+        per_page, offset = self.page
+        depth = offset + per_page
+        keyword_total, keyword_keys = 0, list[int]()
+        if meant.keywords_count and self.terms:
+            keyword_total, keyword_keys = self.videos(query.sort, (depth, 0))
+        nearest = by_video(
+            meant.neighbours(
+                self.conn, query.targets, query.channels, max(NEIGHBOURS, depth), self.passing
+            )
+        )
+        meant_keys = list(nearest)  # nearest first
+        fused: dict[int, float] = {}
+        if query.sort == "relevance":
+            fused = dict(fuse(keyword_keys, meant_keys, meant.sr))
+            ranked = list(fused)
+        else:
+            ranked = in_sort_order(self.conn, [*keyword_keys, *meant_keys], query.sort)
+        only_meant = [key for key in meant_keys if key not in set(keyword_keys)]
+        total = (keyword_total if meant.keywords_count else 0) + len(only_meant)
+        keys = ranked[offset:depth]
+        keyword_scores = (
+            self.scores([key for key in keys if key in set(keyword_keys)]) if keys else {}
+        )
+        scores: dict[int, Scores] = {}
+        for key in keys:
+            meta_score, keyword_segments = keyword_scores.get(key, (None, {}))
+            meant_meta = nearest.get(key, {}).get(key << VIDEO_SHIFT)
+            similar = {
+                rowid: sim for rowid, sim in nearest.get(key, {}).items() if is_segment(rowid)
+            }
+            segments = _fused_moments(keyword_segments, similar, meant.sr)
+            meta = meta_score if meta_score is not None else meant_meta
+            scores[key] = (meta, segments)
+        rows = self._rows(keys, scores)
+        # Moments found by keywords are highlighted; by meaning alone, shown as they are.
+        marked = {
+            rows[rowid]["text"]
+            for _, segments in keyword_scores.values()
+            for rowid in segments
+            if rowid in rows
+        }
+        found = []
+        for key in keys:
+            video = self._video_hit(scores[key], key, rows, marked)
+            if video is None:
+                continue
+            if key in nearest and (key << VIDEO_SHIFT) in nearest[key]:
+                video = replace(video, matched_in=_meant_fields(video.matched_in, query.targets))
+            if key in fused:  # the order's own score: higher is better within the answer
+                video = replace(video, score=fused[key])
+            found.append(video)
+        return _results(total, found, semantic_applied=True)
+
+    def _rows(self, keys: list[int], scores: Mapping[int, Scores]) -> dict[int, sqlite3.Row]:
+        """The page's video documents and their moments' segments, by rowid."""
+        return layout.document_rows(
+            self.conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
+        )
+
+    def _video_hit(
+        self,
+        scores: Scores,
+        key: int,
+        rows: Mapping[int, sqlite3.Row],
+        marked: set[str] | None = None,
+    ) -> VideoHit | None:
+        """One video of the page from its scores and rows; None if it has gone meanwhile.
+        Only moments whose text is in `marked`, when given, are looked at for words to mark
+        (the others were found by meaning alone: their text, escaped)."""
+        meta_score, segments = scores
+        video = rows.get(key << VIDEO_SHIFT)
+        if video is None:
+            return None
+        # Highlighting is the costly part of a hit: only the moments kept get it, told by
+        # their token columns where the words are (a moment's text gives its column).
+        scored = [
+            (score, _moment(rows[rowid])) for rowid, score in segments.items() if rowid in rows
+        ]
+        indexed = {
+            rows[rowid]["text"]: self._text_tokens(rowid) for rowid in segments if rowid in rows
+        }
+        moments = [
+            replace(
+                hit,
+                highlight=highlight(hit.text, self.terms, indexed.get(hit.text))
+                if marked is None or hit.text in marked
+                else html.escape(hit.text),
+            )
+            for hit in best_moments(scored)
+        ]
+        matched = ["subtitle"] if moments else []
+        if meta_score is not None:
+            targets = self.query.targets
+            fields = tuple(target for target in ("title", "description") if target in targets)
+            held = self._meta_fields(key, fields)
+            matched.extend(held if held is not None else _meta_matches(video, self.terms, fields))
+        return VideoHit(
+            **layout.video_fields(video),
+            score=_total(scores),
+            moments=moments,
+            matched_in=tuple(matched),
+        )
+
+    def _meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
+        """Which of `fields` (title, description) of the video's document hold a term,
+        from its token columns when ranking read them (None: look in the text)."""
+        if not self.terms:
+            return []
+        if self.scan is not None:
+            return None
+        found = self.matching.columns_read.get(key << VIDEO_SHIFT)
+        if found is None:
+            return None
+        return [field for field in fields if self.matching.scorer.holds(found, field)]
+
+    def _text_tokens(self, rowid: int) -> str | None:
+        """A segment's subtitle word column, when ranking read it (for highlight)."""
+        if not self.terms or self.scan is not None:
+            return None
+        found = self.matching.columns_read.get(rowid)
+        return found[FTS_COLUMNS.index("text_words")] if found is not None else None
+
+    # -- the keyword side -----------------------------------------------------------------
+
     def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+        """How many videos match (exact up to TOTAL_VIDEOS_CAP, more beyond) and the
+        keys of the page's videos in order."""
+        if not self.terms:
+            return 0, []
+        if self.scan is not None:
+            return self._scanned_videos(self.scan, sort, page)
         latest = self.matching.latest_matches()
         if latest is not None and len(latest) <= EVERY:
             return self._among(latest, sort, page)
@@ -238,6 +258,20 @@ class _IndexFinder:
         sql, params = self.matching.videos_in_order(sort, " LIMIT ? OFFSET ?")
         rows = self.conn.execute(sql, (*params, *page))
         return total, [row["vkey"] for row in rows]
+
+    def scores(self, keys: list[int]) -> dict[int, Scores]:
+        """For each video: its video document's score (None when it did not match) and
+        its best matching segments' rowids with their scores, best first (higher is
+        better)."""
+        if not self.terms:
+            return {}
+        if self.scan is not None:
+            return self._scanned_scores(keys)
+        if all(key in self.ranked for key in keys):
+            return self.ranked
+        scored = self.matching.scores(self.matching.moment_candidates(keys, MOMENTS_READ))
+        split = _split(sorted(scored.items(), key=lambda item: -item[1]))
+        return {key: _best(scores) for key, scores in split.items()}
 
     def _among(self, every: list[int], sort: str, page: Page) -> tuple[int, list[int]]:
         """The page when `every` is all the query's matches: each scored for relevance,
@@ -292,62 +326,37 @@ class _IndexFinder:
         )
         return [row["vkey"] for row in rows]
 
-    def scores(self, keys: list[int]) -> dict[int, Scores]:
-        if all(key in self.ranked for key in keys):
-            return self.ranked
-        scored = self.matching.scores(self.matching.moment_candidates(keys, MOMENTS_READ))
-        split = _split(sorted(scored.items(), key=lambda item: -item[1]))
-        return {key: _best(scores) for key, scores in split.items()}
-
-    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
-        return self.matching.meta_fields(key << VIDEO_SHIFT, fields)
-
-    def text_tokens(self, rowid: int) -> str | None:
-        return self.matching.text_tokens(rowid)
-
-
-class _ScanFinder:
-    """Videos through a scan of the indexed text, for a query the index cannot answer
-    alone (a lone CJK character); relevance is the videos holding the characters as words
-    first, each part newest first, and a video's moments those that hold them as words.
-    One scan finds the page and the count; the page's moments are read by rowid range."""
-
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        query: Query,
-        columns: tuple[str, ...],
-        channels: tuple[str, ...],
-        passing: VideoFilter | None,
-    ) -> None:
-        self.conn = conn
-        self.query, self.columns, self.channels = query, columns, channels
-        self.matching, self.params = scan_rowids(query, columns, channels, passing=passing)
-
-    def videos(self, sort: str, page: Page) -> tuple[int, list[int]]:
+    def _scanned_videos(
+        self, scan: tuple[str, list[object]], sort: str, page: Page
+    ) -> tuple[int, list[int]]:
+        """The page's videos and their count from one `scan` (a second one only for a
+        page past the last)."""
+        matching, params = scan
         order = VIDEO_ORDER.get(sort, VIDEO_ORDER["newest"])
         if sort == "relevance":
             order = f"g.words DESC, {order}"
         grouped = (
-            f"SELECT rowid >> {VIDEO_SHIFT} AS vkey, max(words) AS words FROM ({self.matching})"
+            f"SELECT rowid >> {VIDEO_SHIFT} AS vkey, max(words) AS words FROM ({matching})"
             " GROUP BY vkey"
         )
         rows = self.conn.execute(
             f"SELECT g.vkey, count(*) OVER () AS total FROM ({grouped}) AS g"
             f" JOIN videos v ON v.key = g.vkey ORDER BY {order} LIMIT ? OFFSET ?",
-            (*self.params, *page),
+            (*params, *page),
         ).fetchall()
         if rows:
             return rows[0]["total"], [row["vkey"] for row in rows]
         if not page[1]:
             return 0, []  # the first page is empty: nothing matches, no second scan
         counted: int = self.conn.execute(
-            f"SELECT count(*) FROM ({grouped} LIMIT ?)", (*self.params, TOTAL_VIDEOS_CAP + 1)
+            f"SELECT count(*) FROM ({grouped} LIMIT ?)", (*params, TOTAL_VIDEOS_CAP + 1)
         ).fetchone()[0]
         return counted, []
 
-    def scores(self, keys: list[int]) -> dict[int, Scores]:
-        matching, params = scan_rowids(self.query, self.columns, self.channels, keys)
+    def _scanned_scores(self, keys: list[int]) -> dict[int, Scores]:
+        """The videos' moments by a scan of their documents alone (rowid ranges): those
+        holding the characters as words first."""
+        matching, params = scan_rowids(self.read, self.columns, self.query.channels, keys)
         rows = self.conn.execute(
             f"SELECT rowid, words AS score FROM (SELECT rowid, words, row_number() OVER ("
             f" PARTITION BY rowid >> {VIDEO_SHIFT} ORDER BY words DESC, rowid) AS n"
@@ -356,11 +365,32 @@ class _ScanFinder:
         )
         return _split((row[0], row[1]) for row in rows)
 
-    def meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
-        return None
 
-    def text_tokens(self, rowid: int) -> str | None:
-        return None
+def _results(total: int, found: list[VideoHit], *, semantic_applied: bool) -> VideoResults:
+    return VideoResults(
+        total_videos=min(total, TOTAL_VIDEOS_CAP),
+        more_than_cap=total > TOTAL_VIDEOS_CAP,
+        videos=found,
+        semantic_applied=semantic_applied,
+    )
+
+
+def _meant_fields(matched: tuple[str, ...], targets: tuple[str, ...]) -> tuple[str, ...]:
+    """What a video whose title and description were found by meaning matched in: its
+    title (they are embedded together), or its description when only that is searched."""
+    if {"title", "description"} & set(matched):
+        return matched
+    return (*matched, "title" if "title" in targets else "description")
+
+
+def _fused_moments(
+    keyword: Mapping[int, float], similar: Mapping[int, float], sr: float
+) -> dict[int, float]:
+    """A video's CANDIDATES best segments by the fusion of their keyword and meaning
+    ranks."""
+    by_keyword = sorted(keyword, key=lambda rowid: -keyword[rowid])
+    by_meaning = sorted(similar, key=lambda rowid: -similar[rowid])
+    return dict(fuse(by_keyword, by_meaning, sr)[:CANDIDATES])
 
 
 def _split(rows: Iterable[tuple[int, float]]) -> dict[int, Scores]:
@@ -389,50 +419,6 @@ def _itself(key: int) -> int:
 def _total(scores: Scores) -> float:
     meta, segments = scores
     return max(segments.values(), default=0.0) + (meta or 0.0)
-
-
-def _video_hit(
-    scores: Scores,
-    key: int,
-    rows: Mapping[int, sqlite3.Row],
-    terms: list[Term],
-    targets: tuple[str, ...],
-    finder: _Finder,
-    marked: set[str] | None = None,
-) -> VideoHit | None:
-    """One video of the page from its scores and rows; None if it has gone meanwhile.
-    Only moments whose text is in `marked`, when given, are looked at for words to mark
-    (the others were found by meaning alone: their text, escaped)."""
-    meta_score, segments = scores
-    video = rows.get(key << VIDEO_SHIFT)
-    if video is None:
-        return None
-    # Highlighting is the costly part of a hit: only the moments kept get it, told by
-    # their token columns where the words are (a moment's text gives its column).
-    scored = [(score, _moment(rows[rowid])) for rowid, score in segments.items() if rowid in rows]
-    indexed = {
-        rows[rowid]["text"]: finder.text_tokens(rowid) for rowid in segments if rowid in rows
-    }
-    moments = [
-        replace(
-            hit,
-            highlight=highlight(hit.text, terms, indexed.get(hit.text))
-            if marked is None or hit.text in marked
-            else html.escape(hit.text),
-        )
-        for hit in best_moments(scored)
-    ]
-    matched = ["subtitle"] if moments else []
-    if meta_score is not None:
-        fields = tuple(target for target in ("title", "description") if target in targets)
-        held = finder.meta_fields(key, fields)
-        matched.extend(held if held is not None else _meta_matches(video, terms, fields))
-    return VideoHit(
-        **layout.video_fields(video),
-        score=_total(scores),
-        moments=moments,
-        matched_in=tuple(matched),
-    )
 
 
 def _moment(row: sqlite3.Row) -> Hit:

@@ -17,6 +17,7 @@ from models.search.embedded import EmbeddedEngine
 from models.search.embedded import engine as embedded_engine
 from models.search.embedder import Questions
 from models.search.meili import MeilisearchEngine
+from models.search.query import parse_search
 from tests.fakes.http import serve
 from tests.fakes.meili_server import FakeMeilisearch
 from tests.models.search.engines import embedded_engine as new_embedded
@@ -184,17 +185,19 @@ def test_a_meilisearch_search_within_its_budget_is_untouched(fake):
 
 
 def test_ten_words_may_be_searched_and_eleven_may_not():
-    assert search_bounds.query_problem(" ".join(["word"] * 10)) is None
-    assert search_bounds.query_problem(" ".join(["word"] * 11)) == "at most 10 words"
+    assert search_bounds.query_problem(parse_search(" ".join(["word"] * 10))) is None
+    assert search_bounds.query_problem(parse_search(" ".join(["word"] * 11))) == "at most 10 words"
 
 
 def test_a_quoted_phrase_counts_as_one_word():
-    assert search_bounds.query_problem('"' + " ".join(["word"] * 20) + '"') is None
+    assert search_bounds.query_problem(parse_search('"' + " ".join(["word"] * 20) + '"')) is None
 
 
 def test_two_single_cjk_characters_may_be_searched_and_three_may_not():
-    assert search_bounds.query_problem("海 山 大阪") is None
-    assert search_bounds.query_problem("海 山 川") == search_bounds.TOO_MANY_SCAN_TERMS
+    assert search_bounds.query_problem(parse_search("海 山 大阪")) is None
+    assert (
+        search_bounds.query_problem(parse_search("海 山 川")) == search_bounds.TOO_MANY_SCAN_TERMS
+    )
 
 
 def test_a_page_reaches_at_most_the_thousandth_result():

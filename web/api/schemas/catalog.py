@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Discriminator, Field, RootModel, Tag, field_validator, model_validator
+from pydantic import (
+    Discriminator,
+    Field,
+    PrivateAttr,
+    RootModel,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from models import tables
 from models.credits import calculate_credit_cost
@@ -19,7 +27,7 @@ from models.search import (
     bounds,
 )
 from models.search import base as engine
-from models.search.query import MAX_NUMBER, QueryError, parse_search
+from models.search.query import MAX_NUMBER, QueryError
 from web.api.schemas.common import (
     PLATFORM_ID,
     PathParams,
@@ -144,23 +152,33 @@ class SearchParams(Query):
             raise ValueError(f"a comma-separated subset of {', '.join(TARGETS)}")
         return value
 
+    # The search asked, its query read here once and handed on (SearchQuery.read).
+    _search: SearchQuery = PrivateAttr()
+
     @model_validator(mode="after")
     def _bounded(self) -> SearchParams:
         """The query read (models/search/query.py) and what a search may cost
         (models/search/bounds.py), checked once the fields are."""
+        search = self._asked()
         try:
-            parse_search(self.q)
+            read = search.read
         except QueryError as error:
-            raise QueryRefused(error, self.search_query()) from None
-        problem = bounds.query_problem(self.q)
+            raise QueryRefused(error, search) from None
+        problem = bounds.query_problem(read)
         if problem:
             raise _refused("q", problem)
         problem = bounds.depth_problem(self.page, self.per_page)
         if problem:
             raise _refused("page", problem)
+        self._search = search
         return self
 
     def search_query(self) -> SearchQuery:
+        """The search asked, with its query read (SearchQuery.read): the engine and the
+        page take it from there instead of reading `q` again."""
+        return self._search
+
+    def _asked(self) -> SearchQuery:
         """Channels and targets normalised (sorted, unique), so one search condition
         is one history row."""
         return SearchQuery(
