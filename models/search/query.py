@@ -22,6 +22,7 @@ malformed query raises QueryError: what is wrong, the part as typed and where it
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
