@@ -16,6 +16,8 @@ import yaml
 from models.settings import load_settings
 from web.cli import main
 
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 COMPOSE = DEPLOY / "meilisearch"

@@ -6,6 +6,9 @@ layer rule cannot see. (The layers themselves: `lint-imports`, pyproject.toml.)"
 from __future__ import annotations
 
 import grimp
+import pytest
+
+pytestmark = pytest.mark.database_independent
 
 PACKAGES = ("web", "tasks", "workers", "scheduler", "models")
 

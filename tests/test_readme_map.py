@@ -7,6 +7,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("web", "models", "tasks", "workers", "scheduler")
 

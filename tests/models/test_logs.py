@@ -12,6 +12,8 @@ import pytest
 from models import logs
 from models.settings import ConfigError, get_settings, load_settings
 
+pytestmark = pytest.mark.database_independent
+
 PRODUCTION = {
     "APP_ENV": "production",
     "SECRET_KEY": "a-production-secret",

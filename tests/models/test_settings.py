@@ -8,6 +8,8 @@ import pytest
 
 from models.settings import ConfigError, load_settings
 
+pytestmark = pytest.mark.database_independent
+
 PRODUCTION = {
     "APP_ENV": "production",
     "SECRET_KEY": "s3cret",

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from scheduler.runner import latest_due_tick
 from scheduler.schedule import SCHEDULE
+
+pytestmark = pytest.mark.database_independent
 
 
 def test_failed_subtitle_fetches_are_retried_by_an_hourly_round(stub_broker):

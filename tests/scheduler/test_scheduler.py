@@ -15,6 +15,8 @@ from scheduler.runner import latest_due_tick, tick_once
 from scheduler.schedule import SCHEDULE, Job
 from tests.fixtures import wait_for
 
+pytestmark = pytest.mark.database_independent
+
 HOURLY = Job("probe-hourly", "17 * * * *", "purge_expired_sessions")
 MISSING = Job("probe-missing", "17 * * * *", "no_such_actor")
 

@@ -14,6 +14,8 @@ from tests.factories import production_app
 from web import catalogs
 from web.app import create_app
 
+pytestmark = pytest.mark.database_independent
+
 COMPILED = catalogs.catalog_path("ja")
 
 

@@ -19,6 +19,8 @@ from workers import actors
 from workers.actors import BrokerNotSetUp, DeclaredActor
 from workers.broker import get_broker
 
+pytestmark = pytest.mark.database_independent
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -21,6 +21,8 @@ from workers.broker import build_broker
 from workers.log_context import LogContext
 from workers.poison import PoisonGuard
 
+pytestmark = pytest.mark.database_independent
+
 QUEUE = "poison_probe"
 
 

@@ -14,6 +14,8 @@ from tests.fixtures import take_messages
 from workers.actors import DeclaredActor
 from workers.sending import OnFailure, enqueue, send_by_name
 
+pytestmark = pytest.mark.database_independent
+
 
 @pytest.fixture
 def done():

@@ -7,6 +7,8 @@ import pytest
 
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 
+pytestmark = pytest.mark.database_independent
+
 SERVICE_NAMES = ("subsearch",)
 
 

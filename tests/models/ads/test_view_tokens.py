@@ -12,6 +12,8 @@ import pytest
 from models.ads import view_tokens
 from models.settings import get_settings, use_settings
 
+pytestmark = pytest.mark.database_independent
+
 NOW = datetime(2027, 1, 15, 12, 0, tzinfo=UTC)
 RENDER = b"0123456789ab"
 

@@ -16,6 +16,8 @@ from models.payments.stripe_engine import StripeProvider
 from tests.fakes.http import serve
 from tests.fakes.stripe_server import FakeStripe
 
+pytestmark = pytest.mark.database_independent
+
 
 @pytest.fixture
 def fake():

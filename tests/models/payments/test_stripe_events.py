@@ -25,6 +25,8 @@ from models.payments.stripe_engine import StripeProvider
 from models.payments.stripe_events import parse_event
 from web.devtools.local_payments.engine import LocalProvider
 
+pytestmark = pytest.mark.database_independent
+
 SECRET = "whsec_a"
 COMPLETED = "checkout.session.completed"
 

@@ -34,6 +34,8 @@ from models.platform.youtube import YouTubePlatform
 from tests.fakes.http import serve
 from tests.fakes.youtube_server import API_KEY, FakeTranscripts, FakeYouTube, thumbnails
 
+pytestmark = pytest.mark.database_independent
+
 CHANNEL_ID = "UCtanakaTANAKA_tanaka-01"
 UPLOADS_ID = "UUtanakaTANAKA_tanaka-01"
 THUMBS = "https://i.ytimg.example/x"

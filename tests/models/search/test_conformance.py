@@ -22,6 +22,8 @@ from models.search.segments import build_segments
 from models.vectors import passage_text
 from tests.models.search.engines import embedded_engine, real_meilisearch_engine, stand_in_engine
 
+pytestmark = pytest.mark.database_independent
+
 ENGINES = ["embedded"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 
 

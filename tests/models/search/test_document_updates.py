@@ -10,6 +10,8 @@ from models.search.base import SearchError
 from tests.models.search.engines import on_stand_in
 from tests.models.search.test_conformance import index
 
+pytestmark = pytest.mark.database_independent
+
 SETTINGS = {"filterableAttributes": ["videoId", "channelId", "kind"]}
 
 

@@ -11,6 +11,8 @@ from models.search import IndexNotReady, SearchQuery, Segment, video_documents
 from models.search.embedded import EmbeddedEngine
 from tests.models.search.test_conformance import channel, index, video
 
+pytestmark = pytest.mark.database_independent
+
 
 def test_a_one_character_query_falls_back_to_a_scan(embedded):
     index(embedded, "cat00000001", [(0, 3, "うちの猫はかわいい")])

@@ -19,6 +19,8 @@ from models.search.embedded.scoring import PAIR_PHRASE_BONUS, PHRASE_BONUS, WORD
 from models.search.query import parse_query, parse_search
 from tests.models.search.test_conformance import channel, index
 
+pytestmark = pytest.mark.database_independent
+
 COLUMNS = ("text", "title", "description")
 
 

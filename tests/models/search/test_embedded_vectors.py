@@ -14,6 +14,8 @@ from models.search.embedded import EmbeddedEngine, vectors
 from tests.concurrency import at_once
 from tests.models.search.engines import embedded_engine
 
+pytestmark = pytest.mark.database_independent
+
 DIMS = 16
 
 

@@ -11,6 +11,8 @@ from models.search import SearchQuery, Segment, video_documents
 from models.search.embedded import EmbeddedEngine, matching
 from tests.models.search.test_conformance import channel, video
 
+pytestmark = pytest.mark.database_independent
+
 VIDEOS = 9
 
 

@@ -10,6 +10,8 @@ from models.search import SearchQuery, Segment, video_documents
 from models.search.embedded import matching, videos
 from tests.models.search.test_conformance import channel, video
 
+pytestmark = pytest.mark.database_independent
+
 
 def index(engine, vid, segments, *, ch=None, description="", **video_fields):
     """Index segments as given (start, end, text), whatever cutting cues would make."""

@@ -11,6 +11,8 @@ from models.search.highlight import highlight
 from models.search.query import parse_query
 from tests.models.search.test_conformance import index
 
+pytestmark = pytest.mark.database_independent
+
 
 def grouped(engine, q, **kw):
     return [video.video_id for video in engine.search_videos(SearchQuery(q=q, **kw)).videos]

@@ -23,6 +23,8 @@ from models.search.meili import MeilisearchEngine
 from tests.fakes.http import serve
 from tests.models.search.engines import on_stand_in
 
+pytestmark = pytest.mark.database_independent
+
 SEARCHABLE = ["title", "text", "description", "titleWords", "textWords", "descriptionWords"]
 SETTINGS = {
     "searchableAttributes": SEARCHABLE,

@@ -15,6 +15,8 @@ from models.search.meili_fields import QUERY_FILTERS
 from tests.models.search.engines import on_stand_in
 from tests.models.search.test_meili_engine import SEARCH_DEFAULTS, SEARCHABLE, SETTINGS
 
+pytestmark = pytest.mark.database_independent
+
 SUBTITLE_FIELDS = ["text", "textWords"]
 
 

@@ -24,6 +24,8 @@ from tests.models.search.test_meili_engine import SEARCH_DEFAULTS, SEARCHABLE, S
 from tests.models.search.test_meili_engine import subtitle as keyword_subtitle
 from tests.models.search.test_meili_engine import video as keyword_video
 
+pytestmark = pytest.mark.database_independent
+
 # Words meaning one thing, as a model would place them close together.
 CONCEPTS = {
     "noodles": "noodle",

@@ -17,6 +17,8 @@ from models.search.query import parse_query
 from models.search.text import normalize, normalized_with_map, tokens
 from tests.models.search.test_conformance import index
 
+pytestmark = pytest.mark.database_independent
+
 # Every mark that captions write for the long vowel ー.
 LONG_VOWEL_MARKS = [
     "ー",  # U+30FC

@@ -19,6 +19,8 @@ from models.search.moments import merge_overlapping
 from models.search.segments import clean_rolling_repeats
 from tests.models.search.engines import embedded_engine, stand_in_engine
 
+pytestmark = pytest.mark.database_independent
+
 VIDEO = "phrase00001"
 LONGEST_CUE = 20.0
 # A window starts at most one cue before the cue it matters for.

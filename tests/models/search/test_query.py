@@ -17,6 +17,8 @@ from models.search.query import (
     without,
 )
 
+pytestmark = pytest.mark.database_independent
+
 
 def texts(groups):
     return [[term.text for term in group] for group in groups]

@@ -20,6 +20,8 @@ from models.search.embedded import videos as embedded_videos
 from models.search.segments import build_segments
 from tests.models.search.engines import embedded_engine, real_meilisearch_engine, stand_in_engine
 
+pytestmark = pytest.mark.database_independent
+
 ENGINES = ["embedded", "meili-fake"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 CHANNEL = SimpleNamespace(id="UCaaaaaaaaaaaaaaaaaaaaaa", title="チャンネル", subscriber_count=100)
 OTHER = SimpleNamespace(id="UCbbbbbbbbbbbbbbbbbbbbbb", title="別の", subscriber_count=5)

@@ -25,6 +25,8 @@ from tests.models.search.engines import on_stand_in, stand_in
 from tests.models.search.test_conformance import index
 from tests.models.search.test_meili_engine import SETTINGS, subtitle
 
+pytestmark = pytest.mark.database_independent
+
 
 @pytest.fixture
 def clock_past_budget(monkeypatch):

@@ -4,6 +4,7 @@ without the repeated cue."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,8 @@ from models.platform.base import Cue
 from models.search.base import Segment
 from models.search.segments import build_segments, clean_rolling_repeats, transcript
 from models.search.text import join_texts
+
+pytestmark = pytest.mark.database_independent
 
 
 def test_rolling_auto_captions_keep_only_new_words():

@@ -35,6 +35,8 @@ from models.vectors import passage_text
 from tests.models.search.test_conformance import documents
 from tests.models.search.tiny_model import DIMS, build_tiny_model
 
+pytestmark = pytest.mark.database_independent
+
 REPO = Path(__file__).resolve().parents[3]
 
 

@@ -3,11 +3,15 @@ engine's marks, opened at the first cue holding a match."""
 
 from __future__ import annotations
 
+import pytest
+
 from models.search.base import Hit, Segment
 from models.search.highlight import highlight
 from models.search.query import parse_query
 from models.search.snippets import cue_snippet, marked_spans
 from models.search.text import join_texts
+
+pytestmark = pytest.mark.database_independent
 
 CUES = [
     Segment(1.24, 4.58, "どうも、大阪グルメ散歩です"),

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from models.search.highlight import highlight
 from models.search.query import parse_query
 from models.search.text import tokens
+
+pytestmark = pytest.mark.database_independent
 
 
 def test_cjk_runs_become_bigrams_and_latin_text_words():

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from models.search.highlight import highlight
 from models.search.query import parse_query
 from models.search.text import TOKEN_RUN, normalize, tokens
+
+pytestmark = pytest.mark.database_independent
 
 
 def _general_tokens(text: str) -> list[str]:

@@ -14,6 +14,8 @@ from models.countries import country_problem
 from web.api.schemas.ads import Slot, Status
 from web.api.schemas.common import CountryCode, Month
 
+pytestmark = pytest.mark.database_independent
+
 MONTHS = [
     "2027-01",
     "2027-12",

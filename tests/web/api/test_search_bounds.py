@@ -13,6 +13,8 @@ from models.search.embedded import engine as embedded_engine
 from models.search.embedder import Questions
 from tests.models.search.test_conformance import index
 
+pytestmark = pytest.mark.database_independent
+
 JAPANESE = {"Accept-Language": "ja"}
 ENGLISH = {"Accept-Language": "en"}
 # Queries whose ORs can be taken 2 x 2 x 2 x 2 and 3 x 3 x 2 ways, at and past

@@ -394,17 +394,7 @@ def test_the_page_hands_its_script_the_query_language_as_the_server_reads_it(
         ).get_data(as_text=True)
 
 
-@pytest.fixture
-def fresh_reading():
-    """Queries read again after the test changes a rule (parse_search keeps what it read)."""
-    query_language.parse_search.cache_clear()
-    yield
-    query_language.parse_search.cache_clear()
-
-
-def test_a_rule_changed_on_the_server_is_the_one_the_page_hands_its_script(
-    client, monkeypatch, fresh_reading
-):
+def test_a_rule_changed_on_the_server_is_the_one_the_page_hands_its_script(client, monkeypatch):
     # Given the query language takes one more subtitle kind
     monkeypatch.setattr(query_language, "SUBTITLE_TYPES", ("manual", "auto", "dubbed"))
     monkeypatch.setattr(search_page, "SUBTITLE_TYPES", ("manual", "auto", "dubbed"))
