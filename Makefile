@@ -49,10 +49,12 @@ browser: ## Install Debian's chromium and Japanese fonts for the browser tests w
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
 	  else echo "Browser tests need Debian's chromium and fonts-noto-cjk: sudo apt-get install chromium fonts-noto-cjk"; exit 1; fi; }
 
-# Each pass spreads its tests over the cores (pytest-xdist; TEST_WORKERS=0 runs them in
-# this process) and ends with its 25 slowest. TESTS picks a part:
+# Each pass spreads its tests over worker processes (pytest-xdist; TEST_WORKERS=0 runs
+# them in this one) and ends with its 25 slowest. Twice the cores: the flow and browser
+# tests wait on other processes about half the time. At most 8: each worker has a Redis
+# database of its own (tests/fixtures.py, 15 down). TESTS picks a part:
 # make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
-TEST_WORKERS ?= auto
+TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n < 8 ? n : 8 )))
 TESTS ?=
 PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=25
 

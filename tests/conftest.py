@@ -147,6 +147,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.is_relative_to(BROWSER_TESTS):
             item.add_marker(pytest.mark.database_independent)
+    # The flow tests (worker processes, up to a minute each) first: spread over the
+    # workers (make test's -n), a long one started last would keep a pass waiting on it.
+    items.sort(key=lambda item: item.get_closest_marker("flow") is None)
     if TEST_DATABASE != "postgresql":
         return
     once = [item for item in items if item.get_closest_marker("database_independent")]
