@@ -52,11 +52,12 @@ browser: ## Install Debian's chromium and Japanese fonts for the browser tests w
 # Each pass spreads its tests over worker processes (pytest-xdist; TEST_WORKERS=0 runs
 # them in this one) and ends with its 25 slowest. Twice the cores: the flow and browser
 # tests wait on other processes about half the time. At most 8: each worker has a Redis
-# database of its own (tests/fixtures.py, 15 down). TESTS picks a part:
+# database of its own (tests/fixtures.py, 15 down). The flow tests run one after another
+# on one of them (tests/conftest.py). TESTS picks a part:
 # make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
 TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n < 8 ? n : 8 )))
 TESTS ?=
-PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=25
+PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 test-sqlite: $(STAMP) translations browser ## Run every test on SQLite
 	TEST_DATABASE=sqlite $(PYTEST) $(TESTS)

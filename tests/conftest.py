@@ -147,8 +147,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.is_relative_to(BROWSER_TESTS):
             item.add_marker(pytest.mark.database_independent)
-    # The flow tests (worker processes, up to a minute each) first: spread over the
-    # workers (make test's -n), a long one started last would keep a pass waiting on it.
+        if item.get_closest_marker("flow"):
+            # One after another on one test worker (make test's --dist loadgroup): some
+            # stop, freeze or restart the one real Redis every flow test uses.
+            item.add_marker(pytest.mark.xdist_group("flow"))
+    # The flow tests (worker processes, up to a minute each) first, so that their chain
+    # runs beside the rest of the pass instead of after it.
     items.sort(key=lambda item: item.get_closest_marker("flow") is None)
     if TEST_DATABASE != "postgresql":
         return
