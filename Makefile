@@ -49,21 +49,25 @@ browser: ## Install Debian's chromium and Japanese fonts for the browser tests w
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; \
 	  else echo "Browser tests need Debian's chromium and fonts-noto-cjk: sudo apt-get install chromium fonts-noto-cjk"; exit 1; fi; }
 
-# Each pass spreads its tests over worker processes (pytest-xdist; TEST_WORKERS=0 runs
-# them in this one) and ends with its 25 slowest. Twice the cores: the flow and browser
-# tests wait on other processes about half the time. At most 8: each worker has a Redis
-# database of its own (tests/fixtures.py, 15 down). The flow tests run one after another
-# on one of them (tests/conftest.py). TESTS picks a part:
-# make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
-TEST_WORKERS ?= $(shell n=$$(( $$(nproc) * 2 )); echo $$(( n < 8 ? n : 8 )))
+# Each pass spreads its tests over worker processes (pytest-xdist; 0 runs them in this
+# one) and ends with its 25 slowest. The SQLite pass takes twice the cores: the flow and
+# browser tests wait on other processes about half the time. At most 8: each worker has
+# a Redis database of its own (tests/fixtures.py, 15 down). The PostgreSQL pass takes
+# one worker a core, at most 2: four at once met "too many clients" (max_connections,
+# 100 by default), some tests holding twenty connections and their worker processes
+# more. The flow tests run one after another on one worker (tests/conftest.py).
+# TESTS picks a part: make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
+CORES := $(shell nproc 2>/dev/null || echo 2)
+TEST_WORKERS ?= $(shell n=$$(( $(CORES) * 2 )); echo $$(( n < 8 ? n : 8 )))
+TEST_WORKERS_POSTGRESQL ?= $(shell echo $$(( $(CORES) < 2 ? $(CORES) : 2 )))
 TESTS ?=
-PYTEST := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup --durations=25
+PYTEST := $(BIN)/pytest --dist loadgroup --durations=25
 
 test-sqlite: $(STAMP) translations browser ## Run every test on SQLite
-	TEST_DATABASE=sqlite $(PYTEST) $(TESTS)
+	TEST_DATABASE=sqlite $(PYTEST) -n $(TEST_WORKERS) $(TESTS)
 
 test-postgresql: $(STAMP) translations browser ## Run every test but the database-independent ones on a throwaway PostgreSQL database
-	TEST_DATABASE=postgresql $(PYTEST) $(TESTS)
+	TEST_DATABASE=postgresql $(PYTEST) -n $(TEST_WORKERS_POSTGRESQL) $(TESTS)
 
 screenshots: $(STAMP) translations browser ## Take the README's screenshots again (docs/screenshots)
 	DOCS_SCREENSHOTS=docs/screenshots TEST_DATABASE=sqlite $(BIN)/pytest -q tests/browser/test_first_run.py
