@@ -42,19 +42,7 @@ run: $(STAMP) translations ## Set up and run web + worker + scheduler on the emb
 	@test -f .env || cp .env.sample .env
 	$(BIN)/subsearch dev
 
-# Both passes at once (together they leave the cores idle about a third of the time):
-# the PostgreSQL pass's workers take the Redis databases below the SQLite pass's, and
-# its output, kept in var/test-postgresql.log, follows the SQLite pass's.
-test: $(STAMP) translations browser ## Run every test on SQLite and on PostgreSQL, the two passes at once
-	@mkdir -p var
-	@$(MAKE) --no-print-directory test-postgresql \
-	  TEST_REDIS_URL=redis://127.0.0.1:6379/$$(( 15 - $(TEST_WORKERS) )) \
-	  > var/test-postgresql.log 2>&1 & postgresql=$$!; \
-	$(MAKE) --no-print-directory test-sqlite; sqlite=$$?; \
-	wait $$postgresql; postgresql=$$?; \
-	cat var/test-postgresql.log; \
-	echo "make test: SQLite pass exit $$sqlite, PostgreSQL pass exit $$postgresql"; \
-	[ $$sqlite = 0 ] && [ $$postgresql = 0 ]
+test: test-sqlite test-postgresql ## Run every test on SQLite, then on PostgreSQL
 
 browser: ## Install Debian's chromium and Japanese fonts for the browser tests when missing
 	@{ test -x /usr/bin/chromium && test -d /usr/share/fonts/opentype/noto; } || { \
