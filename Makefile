@@ -57,6 +57,10 @@ browser: ## Install Debian's chromium and Japanese fonts for the browser tests w
 # 100 by default), some tests holding twenty connections and their worker processes
 # more. The flow tests run one after another on one worker (tests/conftest.py).
 # TESTS picks a part: make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
+# Compiled modules (and pytest's rewritten tests) are kept in __pycache__ even where the
+# machine's environment says not to: otherwise every test process and every process a
+# test starts compiles them again (collection took 15 s a worker instead of 5).
+unexport PYTHONDONTWRITEBYTECODE
 CORES := $(shell nproc 2>/dev/null || echo 2)
 TEST_WORKERS ?= $(shell n=$$(( $(CORES) * 2 )); echo $$(( n < 8 ? n : 8 )))
 TEST_WORKERS_POSTGRESQL ?= $(shell echo $$(( $(CORES) < 2 ? $(CORES) : 2 )))

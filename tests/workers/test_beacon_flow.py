@@ -151,7 +151,9 @@ def test_two_consumers_at_once_count_every_event_once(start_worker, redis_client
 @pytest.fixture
 def own_redis(tmp_path):
     """A Redis of this test's own (appendonly, as production runs it): (url, stop,
-    start), to take it down and bring it back on its data."""
+    start), to take it down and bring it back on its data. A test asks for it before
+    start_worker, so that it stops after the worker: a worker whose Redis is gone does
+    not stop within the 20 s its teardown waits."""
     url = f"redis://127.0.0.1:{free_port()}/0"
     data = str(tmp_path / "redis")
     running = [ensure_redis(url, data_dir=data)]
@@ -169,7 +171,7 @@ def own_redis(tmp_path):
 
 
 def test_redis_restarted_keeps_what_was_accepted_and_counts_it_once(
-    start_web, start_worker, own_redis
+    own_redis, start_web, start_worker
 ):
     # Given the front and a worker on a Redis of their own
     url, stop, start = own_redis

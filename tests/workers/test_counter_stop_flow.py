@@ -106,7 +106,9 @@ def test_sigterm_mid_batch_loses_nothing_and_counts_nothing_twice(start_worker, 
 
 @pytest.fixture
 def own_redis(tmp_path):
-    """A Redis of this test's own, as a process to freeze with SIGSTOP: (url, process)."""
+    """A Redis of this test's own, as a process to freeze with SIGSTOP: (url, process).
+    A test asks for it before start_worker, so that it stops after the worker: a worker
+    whose Redis is gone does not stop within the 20 s its teardown waits."""
     url = f"redis://127.0.0.1:{free_port()}/0"
     process = ensure_redis(url, data_dir=str(tmp_path / "redis"))
     assert process is not None
@@ -117,7 +119,7 @@ def own_redis(tmp_path):
 
 
 def test_a_redis_frozen_for_six_seconds_neither_fails_nor_dead_letters_the_counter(
-    start_worker, own_redis
+    own_redis, start_worker
 ):
     # Given a worker counting on a Redis of its own
     url, server = own_redis

@@ -17,6 +17,7 @@ from dramatiq import Message
 from models.ads.months import month_of
 from models.clock import utcnow
 from models.db import is_postgres
+from models.redis_client import SEND_TIMEOUT
 from models.tables import AdClickLog, AdImpressionDaily, BatchRun
 from tests.factories import make_reservation
 from tests.fakes.frozen_server import frozen_server
@@ -99,11 +100,22 @@ def test_a_send_to_a_frozen_redis_gives_up_within_250_ms():
         message = Message(
             queue_name="measure", actor_name="count_beacons", args=(), kwargs={}, options={}
         )
-        started = time.monotonic()
-        with pytest.raises(redis.RedisError):
-            broker.enqueue(message)
-        assert time.monotonic() - started < 0.3
+        # The quickest of three sends: one that gives up late shows the timeout wrong in
+        # all three, while a machine busy with other tests delays only some.
+        took = []
+        for _ in range(3):
+            started = time.monotonic()
+            with pytest.raises(redis.RedisError):
+                broker.enqueue(message)
+            took.append(time.monotonic() - started)
+        assert min(took) < 0.3, took
         broker.close()
+
+
+# The longest a request may take that does not wait on a frozen Redis: its one send gives
+# up after SEND_TIMEOUT, with room for a machine busy with other tests (0.5 s was missed
+# by 30 ms there). A request that waited would take WORKER_TIMEOUT or its whole 5 s.
+NO_WAIT = 4 * SEND_TIMEOUT
 
 
 @pytest.fixture
@@ -125,7 +137,7 @@ def test_clicks_never_wait_on_a_frozen_redis_and_are_still_logged(web_on_frozen_
             timeout=5,
         )
         assert response.status_code == 302
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < NO_WAIT
     count = AdClickLog.select().where(AdClickLog.ad_reservation == reservation.id).count()
     assert count == 5
 
@@ -146,5 +158,5 @@ def test_impressions_never_wait_on_a_frozen_redis_and_count_once(web_on_frozen_r
         started = time.monotonic()
         response = session.post(f"{web_on_frozen_redis}{beacon}", timeout=5)
         assert response.status_code in (202, 204)
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < NO_WAIT
     assert impressions(reservation.id) == 1

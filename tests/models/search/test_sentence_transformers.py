@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sentence_transformers import SentenceTransformer
 
 from models.search import SearchQuery
 from models.search import embedder as embedders
@@ -113,6 +112,9 @@ def test_a_query_and_a_passage_of_one_text_differ_by_the_e5_prefixes(st, model_f
     query, [passage] = st.query(text), st.passages([text])
     assert not np.allclose(query, passage)
     # They are the model's vectors of the prefixed texts, made unit length
+    # Seconds to import, so here, not in every test process that collects this module
+    from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+
     model = SentenceTransformer(str(model_folder), device="cpu", local_files_only=True)
     raw = model.encode([QUERY_PREFIX + text, PASSAGE_PREFIX + text], show_progress_bar=False)
     expected = raw / np.linalg.norm(raw, axis=1, keepdims=True)

@@ -11,11 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import torch
-from sentence_transformers import SentenceTransformer
-from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
-from transformers import BertConfig, BertModel, BertTokenizer
-
 DIMS = 32
 MAX_TOKENS = 64
 
@@ -45,6 +40,16 @@ def vocabulary() -> list[str]:
 def build_tiny_model(folder: Path, *, seed: int = 0) -> Path:
     """Build the model into `folder` (made if missing) and return it. The same seed gives
     the same weights; the random state of the caller's torch is left as it was."""
+    # Imported here, not on import: torch and sentence-transformers take seconds to load,
+    # and every test process collects this module.
+    import torch  # noqa: PLC0415
+    from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+    from sentence_transformers.sentence_transformer.modules import (  # noqa: PLC0415
+        Pooling,
+        Transformer,
+    )
+    from transformers import BertConfig, BertModel, BertTokenizer  # noqa: PLC0415
+
     parts = folder.parent / f"{folder.name}.parts"
     vocab = {token: index for index, token in enumerate(vocabulary())}
     # strip_accents=False: lower-casing would otherwise take the dakuten off が and ば.
