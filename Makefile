@@ -50,20 +50,16 @@ browser: ## Install Debian's chromium and Japanese fonts for the browser tests w
 	  else echo "Browser tests need Debian's chromium and fonts-noto-cjk: sudo apt-get install chromium fonts-noto-cjk"; exit 1; fi; }
 
 # Each pass spreads its tests over worker processes (pytest-xdist; 0 runs them in this
-# one) and ends with its 25 slowest. The SQLite pass takes twice the cores: the flow and
-# browser tests wait on other processes about half the time. At most 8: each worker has
-# a Redis database of its own (tests/fixtures.py, 15 down). The PostgreSQL pass takes
-# one worker a core, at most 2: four at once met "too many clients" (max_connections,
-# 100 by default), some tests holding twenty connections and their worker processes
-# more. The flow tests run one after another on one worker (tests/conftest.py).
+# one) and ends with its 25 slowest. Each takes more workers than cores: the flow tests
+# (two chains, one test after another within each: tests/conftest.py) and the browser
+# tests wait on other processes much of the time. The SQLite pass takes twice the cores,
+# at most 8: each worker has a Redis database of its own (tests/fixtures.py, 15 down).
+# The PostgreSQL pass takes a worker a core and one more, at most 3: four met "too many
+# clients" (max_connections, 100 by default), a flow test holding twenty connections.
 # TESTS picks a part: make test-sqlite TESTS=tests/web/api, or TESTS='tests/models -k credits'.
-# Compiled modules (and pytest's rewritten tests) are kept in __pycache__ even where the
-# machine's environment says not to: otherwise every test process and every process a
-# test starts compiles them again (collection took 15 s a worker instead of 5).
-unexport PYTHONDONTWRITEBYTECODE
 CORES := $(shell nproc 2>/dev/null || echo 2)
 TEST_WORKERS ?= $(shell n=$$(( $(CORES) * 2 )); echo $$(( n < 8 ? n : 8 )))
-TEST_WORKERS_POSTGRESQL ?= $(shell echo $$(( $(CORES) < 2 ? $(CORES) : 2 )))
+TEST_WORKERS_POSTGRESQL ?= $(shell n=$$(( $(CORES) + 1 )); echo $$(( n < 3 ? n : 3 )))
 TESTS ?=
 PYTEST := $(BIN)/pytest --dist loadgroup --durations=25
 
