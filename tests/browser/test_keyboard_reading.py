@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from models.credits import unlock_video
@@ -61,7 +62,22 @@ FOCUSED = """() => {
 def press(page, key: str = "Tab") -> dict:
     """Press a key and check where the keyboard landed."""
     page.keyboard.press(key)
+    settle(page)
     return check(page, page.evaluate(FOCUSED))
+
+
+def settle(page) -> None:
+    """Wait, a second at most, for the focus to arrive. The player's frame is a page of
+    another host, drawn by another process: a Tab that passes through it hands the focus
+    over a moment later, and meanwhile the page has it nowhere (its body), which a busy
+    machine showed. A focus that never arrives still fails the check that follows."""
+    try:
+        page.wait_for_function(
+            "() => document.activeElement && document.activeElement !== document.body",
+            timeout=1000,
+        )
+    except PlaywrightTimeout:
+        pass
 
 
 def check(page, stop: dict) -> dict:
