@@ -5,6 +5,7 @@ skip link first. Only keys once a journey's page has loaded: no clicks."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -71,13 +72,11 @@ def settle(page) -> None:
     another host, drawn by another process: a Tab that passes through it hands the focus
     over a moment later, and meanwhile the page has it nowhere (its body), which a busy
     machine showed. A focus that never arrives still fails the check that follows."""
-    try:
+    with contextlib.suppress(PlaywrightTimeout):
         page.wait_for_function(
             "() => document.activeElement && document.activeElement !== document.body",
             timeout=1000,
         )
-    except PlaywrightTimeout:
-        pass
 
 
 def check(page, stop: dict) -> dict:
