@@ -11,6 +11,7 @@ from typing import TypedDict
 
 from peewee import fn
 
+from models import platform_pause
 from models.clock import iso, now_iso, parse_iso, utcnow
 from models.countries import usable_country
 from models.db import write_transaction
@@ -23,7 +24,7 @@ from models.platform import (
     VideoInfo,
     get_platform,
 )
-from models.platform.base import Subtitles
+from models.platform.base import Subtitles, SubtitlesFailed
 from models.redis_client import get_redis
 from models.search import SearchError
 from models.search.segments import build_segments
@@ -39,6 +40,19 @@ FETCHABLE = ("pending", "completed", "failed", "unavailable")
 # A failed fetch is tried again this long after the 1st, 2nd and 3rd failure in a row;
 # after the 4th the video stays `failed` (docs/search.md, Failed fetches heal).
 RETRY_DELAYS = (timedelta(hours=1), timedelta(hours=6), timedelta(hours=24))
+# A fetch the platform wants a proof-of-origin token for is tried again this much later,
+# without counting as a failure of the video.
+PO_TOKEN_RETRY_SECONDS = 3600.0
+
+
+class FetchLater(Exception):
+    """The fetch did not happen or did not count: the platform refuses this service for
+    now (or asks for a token). Fetch the video again after `seconds`; it is not failed."""
+
+    def __init__(self, seconds: float, reason: str) -> None:
+        super().__init__(f"fetch again in {seconds:.0f} s: {reason}")
+        self.seconds = seconds
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -184,6 +198,7 @@ class Reindexed:
     videos: int
     segments: int
     stopped_by_quota: bool = False  # the platform's quota ran out before the end
+    stopped_by_pause: bool = False  # the platform refused this service before the end
 
 
 def fetch_subtitles(video_id: str) -> str | None:
@@ -228,6 +243,9 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         video.subtitle_status != "failed" or video.fetch_attempts != retrying
     ):
         return None
+    wait = platform_pause.wait_before_fetching()
+    if wait:
+        raise FetchLater(wait, "fetching is paused: the platform refused this service")
     channel = Channel.get_by_id(video.channel_id)
     platform = get_platform()
     try:
@@ -247,13 +265,21 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
     try:
         subtitles = platform.get_subtitles(video_id)
     except NotFoundOnPlatform:
+        platform_pause.answered()
+        _note_failure(video_id, "video_unavailable")
         return Indexed("deleted", 0, mark_deleted(video))
     except QuotaExceeded:
         raise
-    except PlatformError as error:  # a failed or blocked fetch, a network error
+    except SubtitlesFailed as error:
         log.warning("subtitles of %s: %s", video_id, error)
+        status = _failed(video, error)
+    except PlatformError as error:  # an answer that could not be read
+        log.warning("subtitles of %s: %s", video_id, error)
+        platform_pause.answered()
+        _note_failure(video_id, "broken")
         status = _record_failure(video)
     else:
+        platform_pause.answered()
         if subtitles is not None:
             segments = len(build_segments(subtitles.cues, auto=subtitles.type == "auto"))
         status = "completed" if subtitles is not None and segments else "unavailable"
@@ -261,6 +287,35 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
     in_index = _write_index(video_id)
     _complete_channel_if_done(video.channel_id)
     return Indexed(status, segments if status == "completed" else 0, in_index)
+
+
+def _failed(video: Video, error: SubtitlesFailed) -> str:
+    """The outcome of a failed fetch by how it failed (CONTRACT §12.2): the new status,
+    or FetchLater when the failure is not the video's."""
+    _note_failure(video.id, error.kind)
+    if error.host_level:
+        raise FetchLater(platform_pause.pause(error.kind), error.kind) from error
+    platform_pause.answered()  # the platform answered about the video itself
+    if error.kind == "po_token_required":
+        raise FetchLater(PO_TOKEN_RETRY_SECONDS, error.kind) from error
+    if error.kind == "age_restricted":
+        _store(video.id, None)
+        return "unavailable"
+    if error.kind == "transcripts_disabled" and (
+        video.subtitle_status == "failed" and video.last_failure_kind == "transcripts_disabled"
+    ):
+        # A second fetch agrees with the first: a blocked address has been seen to show
+        # up as this, never twice in a row once the block is over.
+        _store(video.id, None)
+        return "unavailable"
+    return _record_failure(video)
+
+
+def _note_failure(video_id: str, kind: str) -> None:
+    """How the video's last fetch failed, and when; its status is not touched here."""
+    Video.update(last_failure_kind=kind, last_failure_at=now_iso()).where(
+        Video.id == video_id
+    ).execute()
 
 
 def _store(video_id: str, subtitles: Subtitles | None) -> None:
@@ -473,6 +528,9 @@ def _fetch_each(video_ids: list[str], what: str) -> Reindexed:
         except QuotaExceeded:
             log.warning("%s stopped by the platform quota after %d videos", what, videos)
             return Reindexed(videos, segments, stopped_by_quota=True)
+        except FetchLater as later:
+            log.warning("%s stopped after %d videos: %s", what, videos, later)
+            return Reindexed(videos, segments, stopped_by_pause=True)
         if indexed is not None:
             videos += 1
             segments += indexed.segments

@@ -156,6 +156,11 @@ class Settings:
     video_api_backend: str = "fixture"
     video_api_key: str | None = None
     video_fixture_dir: str | None = None
+    # PLATFORM_BACKOFF_SECONDS, PLATFORM_BACKOFF_MAX_SECONDS: how long every subtitle
+    # fetch pauses after the platform refuses this service's address, doubling while it
+    # goes on refusing (models/platform_pause.py).
+    platform_backoff_seconds: int = 300
+    platform_backoff_max_seconds: int = 21600
     upload_dir: str = "var/uploads"
     public_base_url: str = "http://127.0.0.1:8000"
     ad_checkout_ttl_minutes: int = 60
@@ -265,6 +270,8 @@ def load_settings(
         video_api_backend=_choice(env, "VIDEO_API_BACKEND", "fixture", ("fixture", "youtube")),
         video_api_key=_text(env, "VIDEO_API_KEY"),
         video_fixture_dir=_text(env, "VIDEO_FIXTURE_DIR"),
+        platform_backoff_seconds=_int(env, "PLATFORM_BACKOFF_SECONDS", 300, minimum=1),
+        platform_backoff_max_seconds=_int(env, "PLATFORM_BACKOFF_MAX_SECONDS", 21600, minimum=1),
         upload_dir=_absolute(_text(env, "UPLOAD_DIR", "var/uploads")),
         public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),

@@ -174,6 +174,10 @@ class Video(BaseModel):
     # Failed fetches heal); null when no retry is due.
     fetch_attempts = IntegerField(default=0)
     next_fetch_at = TextField(null=True)
+    # How its last subtitle fetch failed (models.platform.base.FAILURE_KINDS) and when;
+    # kept after a later success, null when none ever failed.
+    last_failure_kind = TextField(null=True)
+    last_failure_at = TextField(null=True)
     created_at = created()
     updated_at = created()
 

@@ -4,6 +4,7 @@ the video platform."""
 from __future__ import annotations
 
 import logging
+import random
 
 from models import ingest
 from models.platform import NotFoundOnPlatform
@@ -36,7 +37,12 @@ def fetch_video_subtitles(video_id: str) -> None:
     """Fetch and store one video's subtitles and index them. A rerun stores and indexes
     the same ones; an index that refused gets the write again through index_videos (from
     the stored cues, not the platform)."""
-    indexed = ingest.index_subtitles(video_id)
+    try:
+        indexed = ingest.index_subtitles(video_id)
+    except ingest.FetchLater as later:
+        fetch_video_subtitles.send_with_options(args=(video_id,), delay=_delay_ms(later))
+        log.info("subtitles of %s: later, %s", video_id, later)
+        return
     _index_later(video_id, indexed)
     log.info("subtitles of %s: %s", video_id, indexed.status if indexed else None)
 
@@ -46,10 +52,22 @@ def retry_video_subtitles(video_id: str, attempts: int) -> None:
     """Fetch a failed video again (retried like a fetch, for the quota). It acts only while
     the video is still `failed` after `attempts` failures, so a second message for the
     same retry does nothing."""
-    indexed = ingest.index_subtitles(video_id, retrying=attempts)
+    try:
+        indexed = ingest.index_subtitles(video_id, retrying=attempts)
+    except ingest.FetchLater as later:
+        retry_video_subtitles.send_with_options(args=(video_id, attempts), delay=_delay_ms(later))
+        log.info("retry %d of %s: later, %s", attempts, video_id, later)
+        return
     _index_later(video_id, indexed)
     status = indexed.status if indexed else "not needed any more"
     log.info("retry %d of %s: %s", attempts, video_id, status)
+
+
+def _delay_ms(later: ingest.FetchLater) -> int:
+    """The wait, spread by up to a tenth (a minute at most): the fetches a pause held back
+    do not all reach the platform in the same second when it ends."""
+    spread = min(later.seconds / 10, 60.0)
+    return int((later.seconds + random.uniform(0, spread)) * 1000)
 
 
 def _index_later(video_id: str, indexed: ingest.Indexed | None) -> None:

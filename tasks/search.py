@@ -57,11 +57,12 @@ def backfill_subtitle_tracks() -> None:
     """Fetch once more the videos fetched before tracks were kept, a round at a time,
     stopping at the platform's quota; a rerun picks up what is still missing."""
     done = ingest.backfill_tracks(BACKFILL_PER_ROUND)
-    if done.videos or done.stopped_by_quota:
+    if done.videos or done.stopped_by_quota or done.stopped_by_pause:
         log.info(
-            "track backfill: %d video(s)%s",
+            "track backfill: %d video(s)%s%s",
             done.videos,
             ", stopped by the quota" if done.stopped_by_quota else "",
+            ", stopped while fetching is paused" if done.stopped_by_pause else "",
         )
 
 

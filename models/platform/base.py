@@ -20,8 +20,31 @@ class NotFoundOnPlatform(PlatformError):
     channel (an empty answer, a missing or `deleted` fixture file), never for an error."""
 
 
+# How a subtitle fetch failed (CONTRACT §12.2, docs/search.md "When the platform refuses").
+# The first three are the platform refusing this service's address, not the video: they
+# never mark a video, they pause every fetch (models/platform_pause.py).
+HOST_LEVEL = ("ip_blocked", "request_blocked", "network")
+FAILURE_KINDS = (
+    *HOST_LEVEL,
+    "po_token_required",
+    "transcripts_disabled",
+    "age_restricted",
+    "video_unavailable",
+    "broken",
+)
+
+
 class SubtitlesFailed(PlatformError):
-    """Fetching the subtitles of a video failed (not: the video has none)."""
+    """Fetching the subtitles of a video failed (not: the video has none); `kind` says
+    how (FAILURE_KINDS), `broken` when nothing tells (the video's own failure)."""
+
+    def __init__(self, message: str, kind: str = "broken") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+    @property
+    def host_level(self) -> bool:
+        return self.kind in HOST_LEVEL
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,21 @@
 """The `fixture` engine: a video platform read from JSON files (the bundled sample data by
 default), offline. Files are read on every call, so a refresh sees edits; while a file
-named QUOTA_EXCEEDED exists in the folder, every call fails as a quota error."""
+named QUOTA_EXCEEDED exists in the folder, every call fails as a quota error.
+
+A video file may hold `"faults": [kind, ...]` (CONTRACT §12.2): each fetch of its
+subtitles, by any process, takes the first kind left out of the file and fails that way;
+once none is left, fetches succeed as the file says. So the refusals of the real platform
+(a blocked address above all) can be seen offline, in tests and in the demo."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 from pathlib import Path
 from typing import Any
 
 from models.platform.base import (
+    FAILURE_KINDS,
     ChannelInfo,
     Cue,
     NotFoundOnPlatform,
@@ -33,7 +40,9 @@ class FixturePlatform:
         path = self.folder / kind / f"{name}.json"
         if not path.is_file() or "/" in name or name.startswith("."):
             return None
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        with path.open(encoding="utf-8") as file:
+            fcntl.flock(file, fcntl.LOCK_SH)  # never half of a file a fault is taken from
+            data: dict[str, Any] = json.load(file)
         return data
 
     def channel_ids(self) -> list[str]:
@@ -119,6 +128,12 @@ class FixturePlatform:
         data = self._read("videos", video_id)
         if data is None or data.get("deleted"):
             raise NotFoundOnPlatform(f"no video {video_id}")
+        if data.get("faults"):
+            fault = self._take_fault(video_id)
+            if fault == "video_unavailable":
+                raise NotFoundOnPlatform(f"video {video_id} is unavailable (fixture fault)")
+            if fault is not None:
+                raise SubtitlesFailed(f"subtitles of {video_id}: {fault} (fixture fault)", fault)
         subtitles = data.get("subtitles")
         if subtitles is None:
             return None
@@ -129,3 +144,21 @@ class FixturePlatform:
             language=subtitles.get("language", ""),
             cues=[Cue(float(c["start"]), float(c["end"]), c["text"]) for c in subtitles["cues"]],
         )
+
+    def _take_fault(self, video_id: str) -> str | None:
+        """Take the first fault left out of the video's file, under an exclusive lock on
+        it: of fetches in several processes at once, each fault fails exactly one. An
+        unknown kind is the video's own failure (`broken`)."""
+        path = self.folder / "videos" / f"{video_id}.json"
+        with path.open("r+", encoding="utf-8") as file:
+            fcntl.flock(file, fcntl.LOCK_EX)
+            data = json.load(file)
+            faults = list(data.get("faults") or [])
+            if not faults:
+                return None
+            data["faults"] = faults[1:]
+            file.seek(0)
+            file.truncate()
+            json.dump(data, file, ensure_ascii=False)
+        fault = str(faults[0])
+        return fault if fault in FAILURE_KINDS else "broken"

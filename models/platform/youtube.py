@@ -15,8 +15,10 @@ raises QuotaExceeded; any other error answer, an unreachable API or an unreadabl
 PlatformError with the API's own message. The API key never appears in an error message.
 
 Subtitles: a manually created transcript is preferred over a generated one, each looked for in
-`languages` order first and then in any language. A video without subtitles gives None; a
-blocked or failed fetch raises SubtitlesFailed.
+`languages` order first and then in any language. A video whose listing holds no transcript
+gives None; a failed fetch raises SubtitlesFailed with its kind (`kind_of`): a blocked
+address, disabled transcripts (which a blocked address has also shown up as, so ingestion
+waits for a second fetch to agree), an age restriction, a token asked for.
 """
 
 from __future__ import annotations
@@ -28,13 +30,18 @@ from xml.etree.ElementTree import ParseError
 
 import requests
 from youtube_transcript_api import (
+    AgeRestricted,
     CouldNotRetrieveTranscript,
     InvalidVideoId,
+    IpBlocked,
     NoTranscriptFound,
+    PoTokenRequired,
+    RequestBlocked,
     Transcript,
     TranscriptList,
     TranscriptsDisabled,
     VideoUnavailable,
+    YouTubeRequestFailed,
     YouTubeTranscriptApi,
 )
 
@@ -182,13 +189,16 @@ class YouTubePlatform:
             if transcript is None:
                 return None
             fetched = transcript.fetch()
-        except (TranscriptsDisabled, NoTranscriptFound):
-            return None
         except (VideoUnavailable, InvalidVideoId) as error:
             raise NotFoundOnPlatform(f"no YouTube video {video_id!r}") from error
         except CouldNotRetrieveTranscript as error:
-            raise SubtitlesFailed(_transcript_failure(video_id, error)) from error
-        except (requests.RequestException, ParseError) as error:
+            raise SubtitlesFailed(_transcript_failure(video_id, error), kind_of(error)) from error
+        except requests.RequestException as error:  # connection, proxy, timeout
+            raise SubtitlesFailed(
+                f"fetching the subtitles of {video_id} failed: {type(error).__name__}: {error}",
+                "network",
+            ) from error
+        except ParseError as error:
             raise SubtitlesFailed(
                 f"fetching the subtitles of {video_id} failed: {type(error).__name__}: {error}"
             ) from error
@@ -346,6 +356,31 @@ def _int_or_none(value: str | int | float | None) -> int | None:
         return None if value is None else int(value)
     except (TypeError, ValueError):
         return None
+
+
+# An HTTP status the platform answers a refused address with (too many requests, or its
+# servers failing), at the start of YouTubeRequestFailed's reason ("429 Client Error...").
+_HOST_STATUS = re.compile(r"^\s*(429|5\d\d)\b")
+
+
+def kind_of(error: CouldNotRetrieveTranscript) -> str:
+    """How a fetch failed, by youtube-transcript-api's exception (CONTRACT §12.2). The
+    address refused (IpBlocked: 429 or a captcha page; RequestBlocked: "Sign in to
+    confirm you're not a bot"; 429 and 5xx answers) is the host's failure, not the
+    video's."""
+    if isinstance(error, IpBlocked):
+        return "ip_blocked"
+    if isinstance(error, RequestBlocked):
+        return "request_blocked"
+    if isinstance(error, YouTubeRequestFailed):
+        return "network" if _HOST_STATUS.match(error.reason) else "broken"
+    if isinstance(error, PoTokenRequired):
+        return "po_token_required"
+    if isinstance(error, TranscriptsDisabled | NoTranscriptFound):
+        return "transcripts_disabled"
+    if isinstance(error, AgeRestricted):
+        return "age_restricted"
+    return "broken"
 
 
 def _transcript_failure(video_id: str, error: CouldNotRetrieveTranscript) -> str:

@@ -4,7 +4,11 @@ docs/search.md, Video platform) into a folder, for tests."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+
+from models import platform_pause
+from models.redis_client import get_redis
 
 
 class PlatformFiles:
@@ -77,3 +81,8 @@ def manual(*texts, language="ja"):
 
 def auto(*texts, language="ja"):
     return {**manual(*texts, language=language), "type": "auto"}
+
+
+def pause_runs_out():
+    """The time of the platform's pause on fetching passes (models/platform_pause.py)."""
+    get_redis().hset(platform_pause.KEY, "until", str(time.time() - 1))

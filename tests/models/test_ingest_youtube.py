@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from youtube_transcript_api import IpBlocked
 
-from models import ingest
+from models import ingest, platform_pause
 from models.platform.youtube import YouTubePlatform
 from models.search import SearchQuery, get_engine
 from models.tables import Channel, Video
 from tests.fakes.http import serve
+from tests.fakes.platform_files import pause_runs_out
 from tests.fakes.youtube_server import API_KEY, FakeTranscripts, FakeYouTube
 
 CH = "UCyout0yout0yout0yout0y1"
@@ -53,13 +54,22 @@ def rename_channel(fake, title):
         video["snippet"]["channelTitle"] = title
 
 
-def test_a_blocked_fetch_is_retried_and_heals(youtube, transcripts):
-    assert ingest.fetch_subtitles("ytVideo0002") == "failed"
+def test_a_blocked_fetch_pauses_fetching_fails_nothing_and_heals(youtube, transcripts):
+    # When the platform blocks the service's address
+    with pytest.raises(ingest.FetchLater) as later:
+        ingest.fetch_subtitles("ytVideo0002")
+    # Then the video is not failed, only noted, and every fetch pauses
     video = Video.get_by_id("ytVideo0002")
-    assert (video.fetch_attempts, video.next_fetch_at is not None) == (1, True)
+    assert (video.subtitle_status, video.fetch_attempts) == ("pending", 0)
+    assert video.last_failure_kind == "ip_blocked" and video.last_failure_at
+    assert round(later.value.seconds) == 300  # PLATFORM_BACKOFF_SECONDS
+    assert platform_pause.state().kind == "ip_blocked"
 
+    # And once the pause is over and the platform answers again, the fetch completes
     transcripts.add("ytVideo0002", "en", KYOTO)  # no longer blocked
-    assert ingest.retry_subtitles("ytVideo0002", 1) == "completed"
+    pause_runs_out()
+    assert ingest.fetch_subtitles("ytVideo0002") == "completed"  # the probe
+    assert platform_pause.state() is None
     assert [h.video_id for h in search("pavilion").hits] == ["ytVideo0002"]
 
 

@@ -3,16 +3,19 @@ and the refresh of a channel removed from the platform."""
 
 from __future__ import annotations
 
+import time
+
 from models import ingest
 from models.clock import iso, utcnow
 from models.tables import Channel, Video
 from tasks.channels import (
+    fetch_video_subtitles,
     refresh_channel,
     refresh_due_channels,
     retry_failed_subtitles,
     retry_video_subtitles,
 )
-from tests.fakes.platform_files import manual
+from tests.fakes.platform_files import manual, pause_runs_out
 from tests.fixtures import take_messages
 
 CH = "UCtask0task0task0task0t1"
@@ -72,3 +75,40 @@ def test_a_removed_channel_is_refreshed_without_error_and_never_again(platform_f
     assert Video.get_by_id("taskVideo03").subtitle_status == "deleted"
     refresh_due_channels()
     assert take_messages(stub_broker, "channels") == []
+
+
+def test_a_fetch_met_by_a_block_is_sent_again_after_the_pause_not_failed(
+    platform_files, stub_broker
+):
+    # given a video whose first fetch the platform refuses (the service's address)
+    platform_files.channel(CH, ["taskVideo01"])
+    platform_files.video("taskVideo01", CH, manual("届きました"), faults=["request_blocked"])
+    ingest.import_channel(CH)
+
+    # when the worker fetches it
+    fetch_video_subtitles("taskVideo01")
+
+    # then it is not failed, and the same fetch waits for the end of the pause
+    assert Video.get_by_id("taskVideo01").subtitle_status == "pending"
+    [message] = take_messages(stub_broker, "subtitles.DQ")
+    assert (message["actor_name"], message["args"]) == ("fetch_video_subtitles", ["taskVideo01"])
+    wait_s = message["options"]["eta"] / 1000 - time.time()
+    assert 290 < wait_s <= 300 * 1.1 + 1  # the pause, spread by up to a tenth
+    # and once the pause is over it completes
+    pause_runs_out()
+    fetch_video_subtitles(*message["args"])
+    assert Video.get_by_id("taskVideo01").subtitle_status == "completed"
+
+
+def test_a_retry_met_by_a_block_keeps_its_place_in_the_retries(platform_files, stub_broker):
+    _failed_and_due(platform_files, "taskVideo01")
+    platform_files.update(
+        "videos", "taskVideo01", subtitles=manual("直りました"), faults=["network"]
+    )
+
+    retry_video_subtitles("taskVideo01", 1)
+
+    row = Video.get_by_id("taskVideo01")
+    assert (row.subtitle_status, row.fetch_attempts) == ("failed", 1)
+    [message] = take_messages(stub_broker, "subtitles.DQ")
+    assert (message["actor_name"], message["args"]) == ("retry_video_subtitles", ["taskVideo01", 1])

@@ -107,6 +107,11 @@ def search_reindex(channel_id: str | None, now: bool, refetch: bool) -> None:
             click.echo(f"refetched {done.videos} video(s), {done.segments} segment(s)")
             if done.stopped_by_quota:
                 raise click.ClickException("stopped by the platform quota; run it again later")
+            if done.stopped_by_pause:
+                raise click.ClickException(
+                    "stopped: the platform refuses this service's address for now "
+                    "(fetching is paused); run it again later"
+                )
         elif refetch:
             video_ids = videos_to_reindex(channel_id)
             for video_id in video_ids:

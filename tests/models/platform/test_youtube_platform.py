@@ -9,8 +9,10 @@ import socket
 import pytest
 import requests
 from youtube_transcript_api import (
+    AgeRestricted,
     IpBlocked,
     NoTranscriptFound,
+    PoTokenRequired,
     RequestBlocked,
     TranscriptList,
     TranscriptsDisabled,
@@ -600,34 +602,45 @@ def test_no_transcript_at_all_is_none(youtube, transcripts):
     assert transcripts.calls == [("list", "vid1")]
 
 
-def test_disabled_subtitles_are_none(youtube, transcripts):
-    # given
+def test_disabled_subtitles_fail_as_disabled_for_a_second_fetch_to_confirm(youtube, transcripts):
+    # given (a blocked address has shown up as this too: ingestion waits for a second)
     transcripts.fail("vid1", TranscriptsDisabled("vid1"))
 
     # when / then
-    assert youtube.get_subtitles("vid1") is None
+    with pytest.raises(SubtitlesFailed) as raised:
+        youtube.get_subtitles("vid1")
+    assert raised.value.kind == "transcripts_disabled"
+    assert not raised.value.host_level
 
 
-def test_no_transcript_found_is_none(youtube, transcripts):
+def test_no_transcript_found_fails_as_disabled(youtube, transcripts):
     # given
     empty = TranscriptList("vid1", {}, {}, [])
     transcripts.fail("vid1", NoTranscriptFound("vid1", ["ja", "en"], empty))
 
     # when / then
-    assert youtube.get_subtitles("vid1") is None
+    with pytest.raises(SubtitlesFailed) as raised:
+        youtube.get_subtitles("vid1")
+    assert raised.value.kind == "transcripts_disabled"
 
 
 @pytest.mark.parametrize(
-    "error",
+    ("error", "kind"),
     [
-        IpBlocked("vid1"),
-        RequestBlocked("vid1"),
-        YouTubeRequestFailed("vid1", requests.HTTPError("500 Server Error")),
-        VideoUnplayable("vid1", "Sign in to confirm your age", []),
+        (IpBlocked("vid1"), "ip_blocked"),
+        (RequestBlocked("vid1"), "request_blocked"),
+        (YouTubeRequestFailed("vid1", requests.HTTPError("500 Server Error")), "network"),
+        (YouTubeRequestFailed("vid1", requests.HTTPError("429 Too Many Requests")), "network"),
+        (YouTubeRequestFailed("vid1", requests.HTTPError("404 Not Found")), "broken"),
+        (VideoUnplayable("vid1", "Sign in to confirm your age", []), "broken"),
+        (AgeRestricted("vid1"), "age_restricted"),
+        (PoTokenRequired("vid1"), "po_token_required"),
     ],
-    ids=lambda error: type(error).__name__,
+    ids=lambda value: value if isinstance(value, str) else type(value).__name__,
 )
-def test_a_failed_listing_raises_subtitles_failed_with_the_reason(youtube, transcripts, error):
+def test_a_failed_listing_raises_subtitles_failed_with_its_kind_and_reason(
+    youtube, transcripts, error, kind
+):
     # given
     transcripts.fail("vid1", error)
 
@@ -635,7 +648,9 @@ def test_a_failed_listing_raises_subtitles_failed_with_the_reason(youtube, trans
     with pytest.raises(SubtitlesFailed) as raised:
         youtube.get_subtitles("vid1")
 
-    # then
+    # then the kind decides the outcome: the address refused is not the video's failure
+    assert raised.value.kind == kind
+    assert raised.value.host_level == (kind in ("ip_blocked", "request_blocked", "network"))
     assert type(error).__name__ in str(raised.value)
     assert raised.value.__cause__ is error
 
@@ -663,9 +678,10 @@ def test_a_network_error_while_fetching_raises_subtitles_failed(youtube, transcr
         "vid1", "ja", [(0.0, 1.0, "x")], fetch_error=requests.ConnectionError("reset by peer")
     )
 
-    # when / then
-    with pytest.raises(SubtitlesFailed, match="reset by peer"):
+    # when / then: the host failed (or its proxy), not the video
+    with pytest.raises(SubtitlesFailed, match="reset by peer") as raised:
         youtube.get_subtitles("vid1")
+    assert raised.value.kind == "network"
 
 
 def test_an_unavailable_video_is_not_found(youtube, transcripts):
