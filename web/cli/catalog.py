@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from models.db import db as database
+from models.platform.addresses import channel_reference
 from models.platform.fixture import FixturePlatform
 from models.settings import get_settings
 from tasks.channels import (
@@ -26,9 +27,16 @@ def channels() -> None:
 @channels.command("add")
 @click.argument("id_or_handle")
 def channels_add(id_or_handle: str) -> None:
-    """Enqueue the import of a channel (UC... id or @handle) and its videos."""
-    import_channel.send(id_or_handle)
-    click.echo(f"enqueued import of {id_or_handle}")
+    """Enqueue the import of a channel (UC... id, @handle or its address) and its videos."""
+    reference = channel_reference(id_or_handle)
+    if reference is None:
+        raise click.BadParameter(
+            "not a channel id (UC and 22 more), @handle or channel address "
+            "(https://www.youtube.com/@name or /channel/UC...)",
+            param_hint="ID_OR_HANDLE",
+        )
+    import_channel.send(reference)
+    click.echo(f"enqueued import of {reference}")
 
 
 @channels.command("refresh")

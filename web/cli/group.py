@@ -47,12 +47,14 @@ COMMANDS = {
     "channels": "web.cli.catalog:channels",
     "db": "web.cli.database:db",
     "dev": "web.cli.processes:dev",
+    "ingest": "web.cli.ingestion:ingest",
     "queue": "web.cli.queue:queue",
     "sample": "web.cli.catalog:sample",
     "scheduler": "web.cli.processes:scheduler",
     "search": "web.cli.search:search",
     "serve": "web.cli.serve:serve",
     "users": "web.cli.users:users",
+    "videos": "web.cli.ingestion:videos",
     "worker": "web.cli.processes:worker",
 }
 
