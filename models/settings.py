@@ -161,6 +161,17 @@ class Settings:
     # goes on refusing (models/platform_pause.py).
     platform_backoff_seconds: int = 300
     platform_backoff_max_seconds: int = 21600
+    # VIDEO_API_BASE: the Data API's address; VIDEO_API_DAILY_UNITS: its quota per Pacific
+    # day, which imports and refreshes stop before (models/platform/quota.py).
+    video_api_base: str = "https://www.googleapis.com/youtube/v3"
+    video_api_daily_units: int = 10000
+    # SUBTITLE_PROXY_URL: an HTTP(S) proxy every transcript fetch goes through; or
+    # Webshare's rotating residential proxies by their account (only transcript fetches).
+    subtitle_proxy_url: str | None = None
+    subtitle_proxy_webshare_username: str | None = None
+    subtitle_proxy_webshare_password: str | None = None
+    # SUBTITLE_FETCHES_PER_MINUTE: transcript fetches across every worker process.
+    subtitle_fetches_per_minute: int = 30
     upload_dir: str = "var/uploads"
     public_base_url: str = "http://127.0.0.1:8000"
     ad_checkout_ttl_minutes: int = 60
@@ -272,6 +283,12 @@ def load_settings(
         video_fixture_dir=_text(env, "VIDEO_FIXTURE_DIR"),
         platform_backoff_seconds=_int(env, "PLATFORM_BACKOFF_SECONDS", 300, minimum=1),
         platform_backoff_max_seconds=_int(env, "PLATFORM_BACKOFF_MAX_SECONDS", 21600, minimum=1),
+        video_api_base=_text(env, "VIDEO_API_BASE", "https://www.googleapis.com/youtube/v3"),
+        video_api_daily_units=_int(env, "VIDEO_API_DAILY_UNITS", 10000, minimum=1),
+        subtitle_proxy_url=_text(env, "SUBTITLE_PROXY_URL"),
+        subtitle_proxy_webshare_username=_text(env, "SUBTITLE_PROXY_WEBSHARE_USERNAME"),
+        subtitle_proxy_webshare_password=_text(env, "SUBTITLE_PROXY_WEBSHARE_PASSWORD"),
+        subtitle_fetches_per_minute=_int(env, "SUBTITLE_FETCHES_PER_MINUTE", 30, minimum=1),
         upload_dir=_absolute(_text(env, "UPLOAD_DIR", "var/uploads")),
         public_base_url=_text(env, "PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/"),
         ad_checkout_ttl_minutes=_int(env, "AD_CHECKOUT_TTL_MINUTES", 60, minimum=30),
