@@ -15,6 +15,8 @@ from peewee import fn
 from models import platform_pause
 from models.clock import iso, utcnow
 from models.db import write_transaction
+from models.platform.quota import QuotaLedger
+from models.settings import get_settings
 from models.tables import Channel, Video
 
 # What an operator may send to be fetched again.
@@ -26,6 +28,8 @@ class IngestStatus:
     pause: platform_pause.Pause | None  # None: fetching
     failures_24h: dict[str, int]  # videos whose last failure, within 24 h, was of this kind
     videos: dict[str, int]  # videos by subtitle_status
+    units_spent: int  # the Data API's units spent today (Pacific time)
+    units_left: int
 
 
 def ingest_status() -> IngestStatus:
@@ -43,7 +47,11 @@ def ingest_status() -> IngestStatus:
         .group_by(Video.subtitle_status)
         .tuples(),
     )
+    daily = get_settings().video_api_daily_units
+    spent = QuotaLedger(daily).spent_today()
     return IngestStatus(
+        units_spent=spent,
+        units_left=daily - spent,
         pause=platform_pause.state(),
         failures_24h={str(kind): int(count) for kind, count in failures},
         videos={str(status): int(count) for status, count in statuses},

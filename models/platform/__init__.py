@@ -18,6 +18,7 @@ from models.platform.base import (
     VideoPlatform,
 )
 from models.platform.fixture import FixturePlatform
+from models.platform.quota import QuotaLedger
 from models.platform.youtube import YouTubePlatform
 from models.settings import Settings, get_settings
 
@@ -42,6 +43,7 @@ def get_platform() -> VideoPlatform:
             settings.video_api_key or "",
             api_base=settings.video_api_base,
             transcripts=YouTubeTranscriptApi(proxy_config=transcript_proxy(settings)),
+            ledger=QuotaLedger(settings.video_api_daily_units),
         )
     return FixturePlatform(settings.video_fixture_dir)
 

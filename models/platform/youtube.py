@@ -55,6 +55,7 @@ from models.platform.base import (
     SubtitlesFailed,
     VideoInfo,
 )
+from models.platform.quota import QuotaLedger
 
 API_BASE = "https://www.googleapis.com/youtube/v3"
 PAGE_SIZE = 50  # the most the API gives per playlistItems page
@@ -91,6 +92,7 @@ class YouTubePlatform:
         session: requests.Session | None = None,
         timeout: float = 10,
         languages: tuple[str, ...] | list[str] = ("ja", "en"),
+        ledger: QuotaLedger | None = None,
     ) -> None:
         self._api_key = api_key
         self._api_base = api_base.rstrip("/")
@@ -98,6 +100,7 @@ class YouTubePlatform:
         self._session = requests.Session() if session is None else session
         self._timeout = timeout
         self._languages = tuple(languages)
+        self._ledger = ledger  # the day's units, counted before each call (None: not counted)
 
     # --- channels -------------------------------------------------------------------------
 
@@ -232,6 +235,8 @@ class YouTubePlatform:
 
     def _get(self, resource: str, params: dict[str, str | int]) -> dict[str, Any]:
         url = f"{self._api_base}/{resource}"
+        if self._ledger is not None:
+            self._ledger.spend(1)  # every call this engine makes costs one unit
         try:
             response = self._session.get(
                 url, params={**params, "key": self._api_key}, timeout=self._timeout
@@ -241,7 +246,10 @@ class YouTubePlatform:
                 self._redacted(f"YouTube Data API unreachable ({resource}): {error}")
             ) from error
         if response.status_code >= 400:
-            raise self._error(resource, response)
+            refused = self._error(resource, response)
+            if isinstance(refused, QuotaExceeded) and self._ledger is not None:
+                self._ledger.close_day()
+            raise refused
         try:
             data = response.json()
         except ValueError as error:

@@ -40,6 +40,9 @@ def ingest_status_command() -> None:
     click.echo("failures in the last 24 h, by kind:")
     for kind, count in sorted(status.failures_24h.items()) or [("none", 0)]:
         click.echo(f"  {kind}: {count}")
+    click.echo(
+        f"Data API units today (Pacific time): {status.units_spent} spent, {status.units_left} left"
+    )
     click.echo("videos by status:")
     for name, count in sorted(status.videos.items()) or [("none", 0)]:
         click.echo(f"  {name}: {count}")
