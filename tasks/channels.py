@@ -6,8 +6,13 @@ from __future__ import annotations
 import logging
 import random
 
+from dramatiq.rate_limits import WindowRateLimiter
+from dramatiq.rate_limits.backends import RedisBackend
+
 from models import ingest
 from models.platform import NotFoundOnPlatform
+from models.redis_client import get_redis
+from models.settings import get_settings
 from tasks.search import embed_later, index_videos
 from workers.actors import actor
 
@@ -38,6 +43,7 @@ def fetch_video_subtitles(video_id: str) -> None:
     the same ones; an index that refused gets the write again through index_videos (from
     the stored cues, not the platform)."""
     try:
+        _take_a_fetch_slot()
         indexed = ingest.index_subtitles(video_id)
     except ingest.FetchLater as later:
         fetch_video_subtitles.send_with_options(args=(video_id,), delay=_delay_ms(later))
@@ -53,6 +59,7 @@ def retry_video_subtitles(video_id: str, attempts: int) -> None:
     the video is still `failed` after `attempts` failures, so a second message for the
     same retry does nothing."""
     try:
+        _take_a_fetch_slot()
         indexed = ingest.index_subtitles(video_id, retrying=attempts)
     except ingest.FetchLater as later:
         retry_video_subtitles.send_with_options(args=(video_id, attempts), delay=_delay_ms(later))
@@ -61,6 +68,31 @@ def retry_video_subtitles(video_id: str, attempts: int) -> None:
     _index_later(video_id, indexed)
     status = indexed.status if indexed else "not needed any more"
     log.info("retry %d of %s: %s", attempts, video_id, status)
+
+
+# The sliding window of SUBTITLE_FETCHES_PER_MINUTE, shared by every worker process.
+FETCH_WINDOW_SECONDS = 60
+FETCH_RATE_KEY = "subsearch:subtitle-fetches"
+
+
+def _take_a_fetch_slot() -> None:
+    """One of the minute's transcript fetches, or FetchLater when every one is taken
+    (Dramatiq's window rate limiter on Redis, across all the workers). Only the real
+    platform's fetches count: the fixture platform is files on this machine, with no
+    address to be blocked, and the sample loads at once."""
+    if get_settings().video_api_backend != "youtube":
+        return
+    limiter = WindowRateLimiter(
+        RedisBackend(client=get_redis()),
+        FETCH_RATE_KEY,
+        limit=get_settings().subtitle_fetches_per_minute,
+        window=FETCH_WINDOW_SECONDS,
+    )
+    with limiter.acquire(raise_on_failure=False) as acquired:
+        if not acquired:
+            # Anywhere in the next window: those held back do not come back together.
+            wait = random.uniform(1, FETCH_WINDOW_SECONDS)
+            raise ingest.FetchLater(wait, "SUBTITLE_FETCHES_PER_MINUTE reached")
 
 
 def _delay_ms(later: ingest.FetchLater) -> int:

@@ -4,9 +4,12 @@ and the refresh of a channel removed from the platform."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from models import ingest
 from models.clock import iso, utcnow
+from models.platform import FixturePlatform
+from models.settings import get_settings, use_settings
 from models.tables import Channel, Video
 from tasks.channels import (
     fetch_video_subtitles,
@@ -112,3 +115,31 @@ def test_a_retry_met_by_a_block_keeps_its_place_in_the_retries(platform_files, s
     assert (row.subtitle_status, row.fetch_attempts) == ("failed", 1)
     [message] = take_messages(stub_broker, "subtitles.DQ")
     assert (message["actor_name"], message["args"]) == ("retry_video_subtitles", ["taskVideo01", 1])
+
+
+def test_fetches_past_the_minutes_rate_wait_for_the_next_window(
+    platform_files, stub_broker, monkeypatch
+):
+    # given three new videos of the real platform (here its files: only its fetches are
+    # rated) and a rate of two fetches a minute, across the workers
+    previous = get_settings()
+    use_settings(replace(previous, subtitle_fetches_per_minute=2, video_api_backend="youtube"))
+    files = FixturePlatform(platform_files.folder)
+    monkeypatch.setattr(ingest, "get_platform", lambda: files)
+    ids = ["taskVideo01", "taskVideo02", "taskVideo03"]
+    platform_files.channel(CH, ids)
+    for video_id in ids:
+        platform_files.video(video_id, CH, manual("届きました"))
+    ingest.import_channel(CH)
+
+    # when the worker gets to all three within the minute
+    for video_id in ids:
+        fetch_video_subtitles(video_id)
+
+    # then two are fetched, and the third waits within the next minute, not failed
+    statuses = [Video.get_by_id(video_id).subtitle_status for video_id in ids]
+    assert statuses == ["completed", "completed", "pending"]
+    [message] = take_messages(stub_broker, "subtitles.DQ")
+    assert message["args"] == ["taskVideo03"]
+    assert 0 < message["options"]["eta"] / 1000 - time.time() <= 66
+    use_settings(previous)
