@@ -16,6 +16,7 @@ from models.clock import iso, now_iso, parse_iso, utcnow
 from models.countries import usable_country
 from models.db import write_transaction
 from models.indexing import refresh_channel_fields, retitle_video, write_video
+from models.metrics import SUBTITLE_FETCHES
 from models.platform import (
     ChannelInfo,
     NotFoundOnPlatform,
@@ -245,6 +246,7 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         return None
     wait = platform_pause.wait_before_fetching()
     if wait:
+        SUBTITLE_FETCHES.labels(outcome="waited").inc()
         raise FetchLater(wait, "fetching is paused: the platform refused this service")
     channel = Channel.get_by_id(video.channel_id)
     platform = get_platform()
@@ -266,6 +268,7 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         subtitles = platform.get_subtitles(video_id)
     except NotFoundOnPlatform:
         platform_pause.answered()
+        SUBTITLE_FETCHES.labels(outcome="video_unavailable").inc()
         _note_failure(video_id, "video_unavailable")
         return Indexed("deleted", 0, mark_deleted(video))
     except QuotaExceeded:
@@ -276,6 +279,7 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
     except PlatformError as error:  # an answer that could not be read
         log.warning("subtitles of %s: %s", video_id, error)
         platform_pause.answered()
+        SUBTITLE_FETCHES.labels(outcome="broken").inc()
         _note_failure(video_id, "broken")
         status = _record_failure(video)
     else:
@@ -283,6 +287,7 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
         if subtitles is not None:
             segments = len(build_segments(subtitles.cues, auto=subtitles.type == "auto"))
         status = "completed" if subtitles is not None and segments else "unavailable"
+        SUBTITLE_FETCHES.labels(outcome=status).inc()
         _store(video_id, subtitles if status == "completed" else None)
     in_index = _write_index(video_id)
     _complete_channel_if_done(video.channel_id)
@@ -292,6 +297,7 @@ def index_subtitles(video_id: str, *, retrying: int | None = None) -> Indexed | 
 def _failed(video: Video, error: SubtitlesFailed) -> str:
     """The outcome of a failed fetch by how it failed (CONTRACT §12.2): the new status,
     or FetchLater when the failure is not the video's."""
+    SUBTITLE_FETCHES.labels(outcome=error.kind).inc()
     _note_failure(video.id, error.kind)
     if error.host_level:
         raise FetchLater(platform_pause.pause(error.kind), error.kind) from error

@@ -84,6 +84,14 @@ RATE_LIMITED = Counter(
     "Calls refused with 429 by a rate limit (web/limits.py), by route template.",
     ["route"],
 )
+SUBTITLE_FETCHES = Counter(
+    "subsearch_subtitle_fetches",
+    "Subtitle fetches by outcome: `completed`, `unavailable`, or how one failed (the kinds "
+    "of models.platform.base.FAILURE_KINDS: `ip_blocked`, `request_blocked` and `network` "
+    "are the platform refusing this service's address), or `waited` (not sent: fetching "
+    "was paused).",
+    ["outcome"],
+)
 INVALID_BEACONS = Counter(
     "subsearch_invalid_beacons",
     "Impression beacons that counted nothing, by reason: `forged` (missing, malformed or "

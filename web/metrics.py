@@ -25,7 +25,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
-from models import index_check, outbox, redis_client
+from models import index_check, outbox, platform_pause, redis_client
 from models.clock import parse_iso
 from models.metrics import REQUEST_SECONDS, REQUESTS, exposition
 from models.settings import get_settings
@@ -116,6 +116,24 @@ class WaitingWork(Collector):
             for job, tick in sorted(ticks.items()):
                 sent.add_metric([job], tick.timestamp())
             yield sent
+        try:
+            pause = platform_pause.state()
+        except redis.RedisError:
+            log.warning("metrics: the platform pause could not be read", exc_info=True)
+            errors.add_metric(["platform_pause"], 1)
+        else:
+            yield GaugeMetricFamily(
+                "subsearch_platform_paused",
+                "1 while every subtitle fetch is paused because the platform refuses this "
+                "service's address (running, or waiting for its probe), else 0.",
+                value=1 if pause else 0,
+            )
+            if pause is not None:
+                yield GaugeMetricFamily(
+                    "subsearch_platform_paused_since_timestamp_seconds",
+                    "When the platform began refusing, in this run of refusals (Unix time).",
+                    value=pause.since,
+                )
         broker = self.broker()
         if hasattr(broker, "client"):  # the Redis broker; the tests' stub keeps no queues
             try:

@@ -20,18 +20,19 @@ import yaml
 from dramatiq import Message
 from prometheus_client.parser import text_string_to_metric_families
 
-from models import ingest
+from models import ingest, platform_pause
 from models.ads.delivery import clear_process_cache
 from models.ads.months import month_of
 from models.ads.reservations import approve
 from models.clock import utcnow
+from models.metrics import counter_values
 from models.tables import IndexCheck, OutboxMessage
 from scheduler.runner import tick_once
 from scheduler.schedule import SCHEDULE
 from tasks.ads import release_unpaid_ad_holds
 from tasks.credits import batch_monthly_reset
 from tests.factories import make_reservation, make_user, sign_in
-from tests.fakes.platform_files import manual
+from tests.fakes.platform_files import manual, pause_runs_out
 from tests.fixtures import TEST_REDIS_URL, drain
 from tests.web.api.test_payment_webhooks import AD, completed, post
 from web.app import create_app
@@ -244,6 +245,7 @@ def test_the_alert_rules_name_only_metrics_that_exist(metered, redis_client):
         repaired=False,
         examples="{}",
     )
+    platform_pause.pause("ip_blocked")  # its "since" is left out while fetching
     broker = build_broker(TEST_REDIS_URL)
     try:
         broker.declare_queue("metrics")
@@ -269,3 +271,30 @@ def test_the_scheduler_last_ticks_show_when_it_last_ran(metered, redis_client, s
     last = value(samples, "subsearch_scheduler_last_tick_timestamp_seconds", job="redrive-outbox")
     assert last == (now + timedelta(minutes=1)).timestamp()
     assert value(samples, "subsearch_scrape_errors", part="scheduler") == 0
+
+
+def test_a_block_shows_as_the_pause_and_as_fetches_by_kind(metered, platform_files):
+    # given a video whose fetch the platform refuses (the service's address)
+    channel = "UCmetr0metr0metr0metr0m1"
+    platform_files.channel(channel, ["metrVideo01"])
+    platform_files.video("metrVideo01", channel, None, faults=["request_blocked"])
+    ingest.import_channel(channel)
+    before = counter_values("subsearch_subtitle_fetches", outcome="request_blocked")
+
+    with pytest.raises(ingest.FetchLater):
+        ingest.fetch_subtitles("metrVideo01")
+
+    # then the scrape says fetching is paused since then, and the fetch counted its kind
+    after = counter_values("subsearch_subtitle_fetches", outcome="request_blocked")
+    assert sum(after.values()) == sum(before.values()) + 1
+    text = metered.get("/metrics", headers=BEARER).get_data(as_text=True)
+    assert "subsearch_platform_paused 1.0" in text
+    since = re.search(r"^subsearch_platform_paused_since_timestamp_seconds (\S+)$", text, re.M)
+    assert since and abs(float(since.group(1)) - datetime.now(UTC).timestamp()) < 60
+    # and once the platform answers again, it is not
+    platform_files.update("videos", "metrVideo01", subtitles=None)
+    pause_runs_out()
+    assert ingest.fetch_subtitles("metrVideo01") == "unavailable"
+    text = metered.get("/metrics", headers=BEARER).get_data(as_text=True)
+    assert "subsearch_platform_paused 0.0" in text
+    assert "subsearch_platform_paused_since_timestamp_seconds" not in text
