@@ -174,6 +174,7 @@ def pytest_collection_modifyitems(config, items):
 SECOND_FLOW_CHAIN = frozenset(
     {
         "test_poison_flow.py",
+        "test_block_flow.py",
         "test_counter_stop_flow.py",
         "test_redis_faults.py",
         "test_worker_metrics.py",
