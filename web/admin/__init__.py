@@ -3,6 +3,8 @@ answers (the same response models), as pages."""
 
 from __future__ import annotations
 
+import time
+
 from dramatiq.brokers.redis import RedisBroker
 from flask import Blueprint, Flask, render_template
 
@@ -10,6 +12,7 @@ from models import index_check
 from models.ads import SLOT_IDS, admin, counting, reports
 from models.billing import duplicate_subscriptions_for_operator
 from models.errors import ValidationError
+from models.ingest_status import ingest_status
 from models.tables import User
 from web.api.operation import parse_query
 from web.api.schemas import ad_admin, system
@@ -35,11 +38,35 @@ def index() -> str:
     emails = {user.id: user.email for user in found}
     return render_template(
         "admin/index.html",
+        ingestion=ingest_status(),
+        now_ts=time.time(),
+        failure_labels=FAILURE_LABELS,
+        status_labels=VIDEO_STATUS_LABELS,
         queues=queues,
         index_check=system.IndexCheck.of(check).as_json() if check else None,
         duplicates=duplicates,
         emails=emails,
     )
+
+
+# How a subtitle fetch failed (models.platform.base.FAILURE_KINDS), as the panel says it.
+FAILURE_LABELS = {
+    "ip_blocked": lazy_gettext("Address blocked"),
+    "request_blocked": lazy_gettext("Refused as a bot"),
+    "network": lazy_gettext("Network or proxy error"),
+    "po_token_required": lazy_gettext("Proof of origin asked for"),
+    "transcripts_disabled": lazy_gettext("Subtitles turned off"),
+    "age_restricted": lazy_gettext("Age restricted"),
+    "video_unavailable": lazy_gettext("Video gone"),
+    "broken": lazy_gettext("Other failure"),
+}
+VIDEO_STATUS_LABELS = {
+    "pending": lazy_gettext("Waiting to be fetched"),
+    "completed": lazy_gettext("Subtitles fetched"),
+    "unavailable": lazy_gettext("No subtitles"),
+    "failed": lazy_gettext("Failed"),
+    "deleted": lazy_gettext("Deleted"),
+}
 
 
 @bp.get("/ads", endpoint="ads")
