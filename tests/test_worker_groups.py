@@ -50,11 +50,13 @@ def test_a_group_given_at_collection_runs_on_one_worker(tmp_path: Path):
         (tmp_path / f"test_part_{n}.py").write_text(TESTS.replace("{n}", str(n)))
     seen = tmp_path / "seen.txt"
     # When they run as make test runs them, on several workers
-    options = ["-q", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"]
+    options = ["-q", "-p", "xdist", "-p", "no:cacheprovider", "-n", "3", "--dist", "loadgroup"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *options, "--rootdir", str(tmp_path), str(tmp_path)],
         cwd=tmp_path,
-        env={**os.environ, "WORKERS_SEEN": str(seen)},
+        # xdist alone: the other plugins installed (schemathesis, hypothesis...) take
+        # seconds to import in each of the four processes and have no part in this.
+        env={**os.environ, "WORKERS_SEEN": str(seen), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         capture_output=True,
         text=True,
         timeout=120,
