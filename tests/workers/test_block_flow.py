@@ -17,6 +17,7 @@ from models import platform_pause
 from models.tables import Video
 from tests.fakes.platform_files import PlatformFiles, manual
 from tests.workers.processes import ROOT, flow_env, stop, wait_for
+from tests.workers.test_index_flow import cli
 
 pytestmark = pytest.mark.flow
 
@@ -25,17 +26,6 @@ LATER = "UCblock0block0block0blo2"
 VIDEOS = [f"blk{n:03d}xxxxx"[:11] for n in range(200)]
 BLOCKED = VIDEOS[:8]  # the first fetches: refused once each
 PROBED = "blkprobedxx"  # alone in its import: every probe is its fetch
-
-
-def cli(env, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "web.cli", *args],
-        cwd=ROOT,
-        env={**flow_env(), **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def statuses() -> dict[str, int]:
