@@ -92,6 +92,9 @@ def test_a_block_through_an_import_of_200_videos_costs_time_never_a_video(
         "VIDEO_FIXTURE_DIR": str(tmp_path / "platform"),
         "PLATFORM_BACKOFF_SECONDS": "1",
         "PLATFORM_BACKOFF_MAX_SECONDS": "4",
+        # A block is the fetch's: embedding 400 passages would only take the two cores
+        # from the import under test.
+        "SEARCH_EMBEDDER": "none",
     }
     assert cli(env, "db", "upgrade").returncode == 0
     start_worker(processes=2, threads=8, **env)
