@@ -12,6 +12,8 @@ Videos listed in the judgements that are not text candidates are printed too.
     python3 tests/relevance/candidates.py --unlisted      # only candidates left unlisted
     python3 tests/relevance/candidates.py --check         # validate the set, exit 1 on a fault
 
+A no_answer query lists no relevant video: every candidate it has is a near miss to read.
+
 Standard library only.
 """
 
@@ -39,8 +41,11 @@ CLASSES = {
     "multi_word": 15,
     "one_char": 5,
     "paraphrase": 8,
-    "cross_language": 8,
+    "cross_language": 40,
+    "no_answer": 20,
 }
+# The class that asks for what no video holds: its queries list no relevant video.
+NO_ANSWER = "no_answer"
 REQUIRED = ("channelId", "title", "description", "durationSeconds", "publishedAt", "subtitles")
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 CHANNEL_ID = re.compile(r"^UC[A-Za-z0-9_-]{22}$")
@@ -190,7 +195,10 @@ def check(queries: list[dict], videos: dict[str, dict], channels: dict[str, dict
     for q in queries:
         if q.get("class") not in CLASSES:
             faults.append(f"{q.get('id')}: unknown class {q.get('class')!r}")
-        if not q.get("relevant"):
+        if q.get("class") == NO_ANSWER:
+            if q.get("relevant") != []:
+                faults.append(f"{q.get('id')}: no_answer wants an empty relevant list")
+        elif not q.get("relevant"):
             faults.append(f"{q.get('id')}: no relevant video")
         seen = set()
         for r in q.get("relevant", []):

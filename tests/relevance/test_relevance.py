@@ -43,7 +43,9 @@ MEILI_NDCG_FLOOR = 0.91
 # of less than half a query's worth. Across languages e5-small ranks an unrelated video
 # in the query's language above the judged one for most queries (docs/search.md, Search
 # by meaning, says why).
-HYBRID_NDCG_FLOORS = {"paraphrase": 0.90, "cross_language": 0.42}
+# cross_language: 0.463 over issue 29's 11 queries; 0.417 over the 47 of issue 45's set,
+# judged before the engine was asked them (its measure before any change of its own).
+HYBRID_NDCG_FLOORS = {"paraphrase": 0.90, "cross_language": 0.40}
 # How far the hybrid may fall below keywords on the classes that ask for words a video
 # says (0.985 against 0.983 at issue 29: it gained; two-character words lost 0.032).
 EXACT_WORDS_SLACK = 0.01
