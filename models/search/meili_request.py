@@ -31,6 +31,7 @@ from typing import Any
 
 from models.search.base import INDEX_NAME, MOMENTS_PER_VIDEO, SearchQuery
 from models.search.highlight import matches
+from models.search.meaning_floor import MeaningFloor, meili_score
 from models.search.meili_fields import (
     EMBEDDER,
     POST_TAG,
@@ -225,15 +226,30 @@ def branch_queries(query: SearchQuery, plan: QueryPlan) -> list[dict[str, Any]]:
     return [{"indexUid": INDEX_NAME, "q": q, **base} for q in plan.qs]
 
 
-def semantic_params(query: SearchQuery, vector: list[float]) -> dict[str, Any]:
+def semantic_params(
+    query: SearchQuery, vector: list[float], floor: MeaningFloor | None = None
+) -> dict[str, Any]:
     """What makes a search one by meaning too: the query's vector and how much meaning
     counts (`semanticRatio` 0 is Meilisearch's keyword search, 1 its search by meaning
-    alone, as `sr` means)."""
-    return {"hybrid": {"embedder": EMBEDDER, "semanticRatio": query.sr}, "vector": vector}
+    alone, as `sr` means). By meaning alone a document's ranking score is its
+    similarity, so the model's floor is the least score (`rankingScoreThreshold`); in a
+    hybrid the scores of both sides are fused and a threshold would cut keyword matches
+    too, so none is sent there."""
+    params: dict[str, Any] = {
+        "hybrid": {"embedder": EMBEDDER, "semanticRatio": query.sr},
+        "vector": vector,
+    }
+    if floor is not None and query.sr >= 1.0:
+        params["rankingScoreThreshold"] = round(meili_score(floor.least), 6)
+    return params
 
 
 def video_queries(
-    query: SearchQuery, plan: QueryPlan, video_ids: list[str], vector: list[float] | None
+    query: SearchQuery,
+    plan: QueryPlan,
+    video_ids: list[str],
+    vector: list[float] | None,
+    floor: MeaningFloor | None = None,
 ) -> list[dict[str, Any]]:
     """For each video, in order: its best subtitle hits, then its video document, each
     asked once per branch (per_video merges them); each query limited to that video and
@@ -244,7 +260,7 @@ def video_queries(
         base.pop(unused, None)  # the filter is rebuilt per video below
     base["showRankingScore"] = True
     if vector is not None:
-        base.update(semantic_params(query, vector))
+        base.update(semantic_params(query, vector, floor))
     targets = query.targets or tuple(TARGET_FIELDS)
     narrowed = filter_clauses(plan.read.filters)
     queries: list[dict[str, Any]] = []

@@ -83,6 +83,7 @@ SEARCH_PARAMS = {
     "hybrid",
     "vector",
     "matchingStrategy",
+    "rankingScoreThreshold",
 }
 FEDERATION_PARAMS = {"offset", "limit", "facetsByIndex", "mergeFacets"}
 SETTINGS = {
@@ -518,12 +519,34 @@ class FakeMeilisearch:
         allowed = [doc for doc in index["documents"].values() if match(doc)]
         found = allowed if words is None else _matching(allowed, words, on, strategy)
         semantic_ids = set()
+        threshold = body.get("rankingScoreThreshold")
+        if threshold is not None and (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not 0.0 <= threshold <= 1.0
+        ):
+            raise ApiError(
+                400, "invalid_search_ranking_score_threshold", f"Bad threshold `{threshold}`."
+            )
         if kind != "keyword":
             ranked = _by_similarity(allowed, *meaning)
             if kind == "hybrid":
+                if threshold is not None:
+                    raise ApiError(
+                        400,
+                        "bad_request",
+                        "The fake applies `rankingScoreThreshold` to a search by meaning"
+                        " alone, where a document's score is its similarity.",
+                    )
                 merged = _fused(found, ranked, ratio)
             else:
-                merged = [(doc, "semantic") for doc, _ in ranked]
+                # By meaning alone a document's ranking score is its similarity: the
+                # threshold leaves out those below it.
+                merged = [
+                    (doc, "semantic")
+                    for doc, similarity in ranked
+                    if threshold is None or similarity >= threshold
+                ]
             found = [doc for doc, _ in merged]
             semantic_ids = {doc["id"] for doc, side in merged if side == "semantic"}
         for rule in reversed(body.get("sort") or []):

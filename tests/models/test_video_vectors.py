@@ -13,7 +13,7 @@ import pytest
 import models.search
 from models import index_check, indexing, ingest
 from models.search import SearchQuery, get_engine
-from models.search.embedder import E5SmallEmbedder, NoEmbedder
+from models.search.embedder import CENTRED_MODEL, E5SmallEmbedder, NoEmbedder
 from models.tables import VideoVectors
 from tests.concurrency import at_once
 from tests.fakes.platform_files import manual
@@ -25,7 +25,7 @@ class Counting:
     """The real model, counting the passages it is asked to embed; `model` can be named
     otherwise to stand for another model of the same size."""
 
-    def __init__(self, model: str = E5SmallEmbedder.model) -> None:
+    def __init__(self, model: str = CENTRED_MODEL) -> None:
         self.e5 = E5SmallEmbedder()
         self.model = model
         self.dims = self.e5.dims
@@ -97,7 +97,7 @@ def test_a_fetched_video_waits_for_its_vectors_then_is_found_by_meaning(videos, 
     assert meant("関西の粉もの料理")[0] == "foodVideo01"
     assert meant("ネットワーク機器の設定")[0] == "routerVideo1"
     row = VideoVectors.get_by_id("foodVideo01")
-    assert (row.model, row.dims) == ("multilingual-e5-small", 384)
+    assert (row.model, row.dims) == (CENTRED_MODEL, 384)
 
 
 def test_a_second_embedding_embeds_nothing_and_a_reindex_keeps_the_vectors(videos, use_embedder):
@@ -136,7 +136,7 @@ def test_a_changed_line_is_the_only_passage_embedded_again(videos, use_embedder)
 def test_another_model_embeds_everything_again_and_searches_only_its_vectors(videos, use_embedder):
     use_embedder(Counting())
     indexing.embed_videos(["foodVideo01", "routerVideo1"])
-    other = use_embedder(Counting(model="multilingual-e5-small-retrained"))
+    other = use_embedder(Counting(model=f"{CENTRED_MODEL}-retrained"))
 
     check = index_check.compare(get_engine())
     assert sorted(check.unembedded) == ["foodVideo01", "routerVideo1"]
@@ -146,7 +146,7 @@ def test_another_model_embeds_everything_again_and_searches_only_its_vectors(vid
 
     assert len(other.embedded) == 4
     assert meant("関西の粉もの料理")[0] == "foodVideo01"
-    assert {row.model for row in VideoVectors.select()} == {"multilingual-e5-small-retrained"}
+    assert {row.model for row in VideoVectors.select()} == {f"{CENTRED_MODEL}-retrained"}
 
 
 def test_the_daily_check_finds_an_index_without_the_stored_vectors_and_repairs_it(

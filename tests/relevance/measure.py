@@ -66,6 +66,9 @@ EXACT_WORDS = (
     "one_char",
 )
 BY_MEANING = ("paraphrase", "cross_language")
+# Questions no video of the corpus answers (issue 45): measured by how many videos a
+# search by meaning still lists, not by nDCG.
+NO_ANSWER = "no_answer"
 CLASSES = EXACT_WORDS + BY_MEANING
 # Pooled rows of the table beside the classes: "exact_words" is the set as issue 28
 # measured it (bench/relevance_before.json calls it "all").
@@ -296,6 +299,20 @@ def score_query(engine: SearchEngine, judged: Judged, mode: Mode = KEYWORD) -> S
 
 def score_all(engine: SearchEngine, mode: Mode = KEYWORD) -> list[Scored]:
     return [score_query(engine, judged, mode) for judged in judgements()]
+
+
+def first_three(scored: list[Scored], kind: str) -> tuple[int, int]:
+    """(queries of `kind` whose video judged 3 is among the first three, queries)."""
+    items = [item for item in scored if item.judged.kind == kind]
+    placed = sum(
+        1 for item in items if any(item.judged.grades.get(video) == 3 for video in item.ranked[:3])
+    )
+    return placed, len(items)
+
+
+def listed(scored: list[Scored], kind: str = NO_ANSWER) -> list[int]:
+    """How many videos each query of `kind` listed (at most DEPTH: the first page)."""
+    return [len(item.ranked) for item in scored if item.judged.kind == kind]
 
 
 def by_class(scored: list[Scored]) -> dict[str, dict[str, Any]]:

@@ -21,16 +21,15 @@ from models.search.embedded.filters import VideoFilter
 from models.search.embedded.layout import VIDEO_SHIFT
 from models.search.embedded.vectors import SEGMENTS, VIDEOS, NearestIndex, Vector
 from models.search.embedder import vector_by
+from models.search.meaning_floor import MeaningFloor, floor_for
 
 K = TypeVar("K", bound=Hashable)
 # Reciprocal rank fusion's constant (the usual 60): how much the first ranks outweigh
 # the next ones.
 RRF_K = 60
 # Documents asked of the nearest-neighbour index per search (more when a page lies
-# deeper), and the least similarity a document found by meaning alone needs: below it,
-# e5's cosine says "unrelated" (measured on the relevance set, tests/relevance).
+# deeper). How similar one must be to count is the model's floor (meaning_floor.py).
 NEIGHBOURS = 100
-MIN_SIMILARITY = 0.80
 
 
 class Meaning:
@@ -82,7 +81,21 @@ class Meaning:
         if not kinds or not self.meaning_counts:
             return []
         found = self.nearest.nearest(conn, self.vector, self.model, count, kinds, channels, passing)
-        return [(rowid, sim) for rowid, sim in found if sim >= MIN_SIMILARITY]
+        return above_floor(found, floor_for(self.model))
+
+
+def above_floor(found: list[tuple[int, float]], floor: MeaningFloor) -> list[tuple[int, float]]:
+    """The documents (nearest first) at the floor or above; when even the
+    nearest is not a sure answer, only those of the `unsure` videos nearest."""
+    kept = [(rowid, sim) for rowid, sim in found if sim >= floor.least]
+    if not kept or kept[0][1] >= floor.sure:
+        return kept
+    videos: list[int] = []
+    for rowid, _ in kept:
+        if rowid >> VIDEO_SHIFT not in videos:
+            videos.append(rowid >> VIDEO_SHIFT)
+    chosen = set(videos[: floor.unsure])
+    return [(rowid, sim) for rowid, sim in kept if rowid >> VIDEO_SHIFT in chosen]
 
 
 def kinds_for(targets: Iterable[str]) -> tuple[str, ...]:

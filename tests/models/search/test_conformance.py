@@ -537,6 +537,20 @@ def test_semantic_a_japanese_query_finds_an_english_video(meaning):
     assert found.hits[0].matched_in == "subtitle"
 
 
+def test_semantic_a_question_no_video_answers_finds_none_of_them(meaning):
+    # Given videos of a trip, an office, a garden, a train, a guitar and the weather
+    index_videos_of_a_trip_and_an_office(meaning)
+
+    # When something none of them says is searched by meaning alone, in either language
+    found = {
+        q: [hit.video_id for hit in meant(meaning, q).hits]
+        for q in ("量子コンピュータの誤り訂正", "Brazilian tax law for freelancers")
+    }
+
+    # Then nothing is listed: none of them is near enough the question to count
+    assert found == {q: [] for q in found}
+
+
 def test_semantic_results_by_video_find_the_paraphrase_first(meaning):
     index_videos_of_a_trip_and_an_office(meaning)
 

@@ -20,7 +20,6 @@ import pytest
 from models.search import SearchQuery
 from models.search import embedder as embedders
 from models.search.embedded import EmbeddedEngine
-from models.search.embedded.meaning import MIN_SIMILARITY
 from models.search.embedder import (
     PASSAGE_PREFIX,
     QUERY_PREFIX,
@@ -28,6 +27,7 @@ from models.search.embedder import (
     SentenceTransformerEmbedder,
     embedder_for,
 )
+from models.search.meaning_floor import floor_for
 from models.search.model_text import QUERY_TOKENS
 from models.settings import ConfigError, load_settings
 from models.vectors import passage_text
@@ -250,7 +250,7 @@ def test_its_vectors_rank_the_moments_of_a_search_by_meaning_on_the_embedded_eng
     q = "猫"
     similarity = dict(zip(said, st.passages(list(said.values())) @ st.query(q), strict=True))
     nearest_first = sorted(
-        (vid for vid, sim in similarity.items() if sim >= MIN_SIMILARITY),
+        (vid for vid, sim in similarity.items() if sim >= floor_for(st.model).least),
         key=lambda vid: -similarity[vid],
     )
     assert nearest_first, "the tiny model should find some moment similar enough"
