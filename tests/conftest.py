@@ -309,10 +309,18 @@ def _clear_search_index(real_redis: bool):
     if not real_redis:
         return  # a unit test's fake Redis goes with it
 
-    # Refresh locks and counters live in Redis; no flow test may inherit another's.
-    client = models.redis_client.get_redis()
-    for key in client.scan_iter(match="subsearch:*"):
-        client.delete(key)
+    # Refresh locks and counters live in Redis; no flow test may inherit another's. A
+    # client of its own, as patient as a worker's: the web's 0.25 s is for requests, and
+    # two cores running a flow's sixteen threads can hold Redis past it.
+    url = get_settings().redis_url
+    pool = models.redis_client.connection_pool(url, models.redis_client.WORKER_TIMEOUT)
+    client = redis.Redis(connection_pool=pool)
+    try:
+        for key in client.scan_iter(match="subsearch:*"):
+            client.delete(key)
+    finally:
+        client.close()
+        pool.disconnect()
 
 
 @pytest.fixture

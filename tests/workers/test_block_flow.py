@@ -12,6 +12,7 @@ import sys
 import threading
 
 import pytest
+import redis
 
 from models import platform_pause
 from models.tables import Video
@@ -47,7 +48,12 @@ class PauseWatch:
 
     def _watch(self):
         while not self._stop.wait(0.02):
-            pause = platform_pause.state()
+            try:
+                pause = platform_pause.state()
+            except redis.RedisError:
+                # The web's 0.25 s for Redis, met on two cores running sixteen worker
+                # threads: a reading missed, the next one 20 ms later.
+                continue
             if pause is not None:
                 self.lengths.add(pause.seconds)
 

@@ -606,7 +606,9 @@ def test_a_small_file_of_6300x6300_px_is_refused_without_being_decoded(
     started = time.monotonic()
     response = post_file(client, data)
     # Then it is refused at once, saying why, its pixels never decoded, and nothing kept
-    assert time.monotonic() - started < 1
+    # (`decodes` proves the pixels untouched; the bound only catches a hang,
+    # on two cores busy with the other workers' tests)
+    assert time.monotonic() - started < 5
     assert response.status_code == 400
     assert field_error(response) == {"file": "the image has too many pixels"}
     assert decodes == []
