@@ -90,11 +90,8 @@ def above_floor(found: list[tuple[int, float]], floor: MeaningFloor) -> list[tup
     kept = [(rowid, sim) for rowid, sim in found if sim >= floor.least]
     if not kept or kept[0][1] >= floor.sure:
         return kept
-    videos: list[int] = []
-    for rowid, _ in kept:
-        if rowid >> VIDEO_SHIFT not in videos:
-            videos.append(rowid >> VIDEO_SHIFT)
-    chosen = set(videos[: floor.unsure])
+    nearest_first = dict.fromkeys(rowid >> VIDEO_SHIFT for rowid, _ in kept)
+    chosen = set(list(nearest_first)[: floor.unsure])
     return [(rowid, sim) for rowid, sim in kept if rowid >> VIDEO_SHIFT in chosen]
 
 
