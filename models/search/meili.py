@@ -41,9 +41,10 @@ search costs is decided here:
 Search by meaning uses our vectors (embedder.py), not Meilisearch's: the index declares a
 `userProvided` embedder named `default` with the model's dimensions, each document carries
 its vector in `_vectors.default` (null until it is embedded) and the name of the model that
-made it in `vectorModel`, and a semantic query sends the vector of the query's words (no
-operators, filters or excluded words), embedded here, with `hybrid` on each of its queries
-(docs/search.md, Search by meaning).
+made it in `vectorModel`. A semantic query embeds the query's words here (no operators,
+filters or excluded words) and asks that vector as a branch of its own, by meaning alone,
+floored by the model's MeaningFloor: alone at `sr` 1, else federated with the keyword
+branches, each side weighted (meili_meaning; docs/search.md, Search by meaning).
 """
 
 from __future__ import annotations
@@ -98,19 +99,20 @@ from models.search.meili_fields import (
     quote,
     unix_seconds,
 )
+from models.search.meili_meaning import Meaning, meaning_of, probe
 from models.search.meili_request import (
     SORT_RULES,
     TARGET_FIELDS,
     TARGET_KINDS,
     QueryPlan,
     branch_queries,
+    branch_weights,
     facet_values,
     first_of_each_video,
     merge_ranked,
     per_video,
     plan_query,
     search_params,
-    semantic_params,
     video_queries,
 )
 from models.search.query import Query
@@ -533,16 +535,18 @@ class MeilisearchEngine:
         deadline = time.monotonic() + self.time_budget_ms / 1000
         vector = self._query_vector(query, plan.read, deadline)
         with _engine_errors("searching"), self._budget(deadline) as client:
+            meaning = self._meaning(client(), query, plan, vector)
             if plan.scanned:
-                found, semantic_applied = self._scanned(client(), query, plan, vector)
+                found = self._scanned(client(), query, plan, meaning)
                 first = (query.page - 1) * query.per_page
                 raws, total = found[first : first + query.per_page], len(found)
-            elif plan.federated:
-                response, semantic_applied = self._federated(client(), query, plan, vector)
+            elif plan.federated or (meaning is not None and meaning.mixed):
+                response = self._federated(client(), query, plan, meaning)
                 raws, total = response["hits"], response.get("estimatedTotalHits", 0)
             else:
-                response, semantic_applied = self._search(client(), query, plan, vector)
+                response = self._search(client(), query, plan, meaning)
                 raws, total = response["hits"], response.get("totalHits", 0)
+        semantic_applied = meaning is not None
         own = not plan.read.simple
         terms = plan.read.terms
         hits = [hit for raw in raws if (hit := build_hit(raw, targets, terms, own=own))]
@@ -577,87 +581,116 @@ class MeilisearchEngine:
             return None
         return json_vector(vector_by(self.questions.submit(self.embedder, read.text), deadline))
 
-    def _by_meaning_too(
+    def _meaning(
         self,
-        ask: Callable[[dict[str, Any]], dict[str, Any]],
+        client: meilisearch.Client,
         query: SearchQuery,
+        plan: QueryPlan,
         vector: list[float] | None,
-    ) -> tuple[dict[str, Any], bool]:
-        """`ask` the server with what makes its queries by meaning too (semantic_params),
-        or without when there is no vector or the server has no embedder for it; and
-        whether it was by meaning."""
-        if vector is not None:
-            try:
-                return ask(
-                    semantic_params(query, vector, measured_floor(self.embedder.model))
-                ), True
-            except MeilisearchApiError as error:
-                if error.code not in SEMANTIC_UNAVAILABLE:
-                    raise
-                log.warning("semantic search unavailable, keyword search instead: %s", error)
-        return ask({}), False
+    ) -> Meaning | None:
+        """The search's branch by meaning (meili_meaning), from a first small search for
+        the nearest videos; None for a search by keywords: no vector, or a server without
+        the embedder for it (logged: the keyword search answers instead)."""
+        if vector is None:
+            return None
+        if query.sr <= 0.0:
+            return Meaning(vector, 0.0)  # meaning has no weight: nothing to ask it
+        floor = measured_floor(self.embedder.model)
+        body = probe(branch_queries(query, plan)[0], vector, floor)
+        try:
+            nearest = client.multi_search([body])["results"][0]["hits"]
+        except MeilisearchApiError as error:
+            if error.code not in SEMANTIC_UNAVAILABLE:
+                raise
+            log.warning("semantic search unavailable, keyword search instead: %s", error)
+            return None
+        return meaning_of(vector, query.sr, floor, nearest)
 
     def _search(
         self,
         client: meilisearch.Client,
         query: SearchQuery,
         plan: QueryPlan,
-        vector: list[float] | None,
+        meaning: Meaning | None,
         extra: Mapping[str, Any] | None = None,
-    ) -> tuple[dict[str, Any], bool]:
-        """The answer of a query of one branch, paged by number."""
-        index = client.index(INDEX_NAME)
+    ) -> dict[str, Any]:
+        """The answer of a query of one branch, paged by number: by keywords, or by
+        meaning alone."""
         params = {**search_params(query, plan.read), **(extra or {})}
-        return self._by_meaning_too(
-            lambda meaning: index.search(plan.qs[0], {**params, **meaning}), query, vector
-        )
+        if meaning is not None and meaning.alone:
+            if meaning.finds_nothing:
+                return {"hits": [], "totalHits": 0}
+            params = meaning.body(params)
+        return client.index(INDEX_NAME).search(plan.qs[0], params)
+
+    def _bodies(
+        self, query: SearchQuery, plan: QueryPlan, meaning: Meaning | None, **extra: Any
+    ) -> list[dict[str, Any]]:
+        """The queries of a multi-search: each keyword branch (none when meaning alone
+        ranks), then the branch by meaning (none when it finds nothing), each with its
+        weight (branch_weights) for a federation to merge by."""
+        queries = [{**body, **extra} for body in branch_queries(query, plan)]
+        weights = branch_weights(plan, meaning)
+        bodies = [] if meaning is not None and meaning.alone else queries
+        if meaning is not None and not meaning.finds_nothing:
+            bodies = [*bodies, meaning.body(queries[0])]
+        if meaning is None or not meaning.mixed:
+            return bodies
+        return [
+            {**body, "federationOptions": {"weight": weight}}
+            for body, weight in zip(bodies, weights, strict=True)
+        ]
 
     def _federated(
         self,
         client: meilisearch.Client,
         query: SearchQuery,
         plan: QueryPlan,
-        vector: list[float] | None,
-    ) -> tuple[dict[str, Any], bool]:
-        """The page of hits of a query of several branches: one federated multi-search,
-        its hits merged by ranking score and each document once (Meilisearch does both)."""
-        queries = branch_queries(query, plan)
+        meaning: Meaning | None,
+    ) -> dict[str, Any]:
+        """The page of hits of a query of several branches (or of keywords and meaning):
+        one federated multi-search, its hits merged by weighted ranking score and each
+        document once (Meilisearch does both)."""
+        bodies = self._bodies(query, plan, meaning)
+        if not bodies:
+            return {"hits": [], "estimatedTotalHits": 0}
         federation = {"offset": (query.page - 1) * query.per_page, "limit": query.per_page}
-        return self._by_meaning_too(
-            lambda meaning: client.multi_search(
-                [{**body, **meaning} for body in queries], federation=federation
-            ),
-            query,
-            vector,
-        )
+        return client.multi_search(bodies, federation=federation)
 
     def _scanned(
         self,
         client: meilisearch.Client,
         query: SearchQuery,
         plan: QueryPlan,
-        vector: list[float] | None,
-    ) -> tuple[list[dict[str, Any]], bool]:
+        meaning: Meaning | None,
+    ) -> list[dict[str, Any]]:
         """Every document of a query with several prefix terms in a branch, best first, as
         far as SCAN_DEPTH documents per branch: each branch's q holds one of its prefixes,
-        and its hits are checked here for the others (plan.holds); the branches' hits are
-        merged by the sort asked, then ranking score, each document once."""
-        bodies = [
-            {**body, "offset": 0, "limit": SCAN_DEPTH, "showRankingScore": True}
-            for body in branch_queries(query, plan)
-        ]
-        response, semantic_applied = self._by_meaning_too(
-            lambda meaning: client.multi_search([{**body, **meaning} for body in bodies]),
-            query,
-            vector,
+        and its hits are checked here for the others (plan.holds); the branches' hits (and
+        meaning's, which match no word) are merged by the sort asked, then weighted
+        ranking score, each document once."""
+        extra = {"offset": 0, "limit": SCAN_DEPTH, "showRankingScore": True}
+        bodies = self._bodies(query, plan, meaning, **extra)
+        keyword_branches = 0 if meaning is not None and meaning.alone else len(plan.qs)
+        answers = (
+            client.multi_search(
+                [{k: v for k, v in body.items() if k != "federationOptions"} for body in bodies]
+            )["results"]
+            if bodies
+            else []
         )
         targets = query.targets or tuple(TARGET_FIELDS)
         fields = [TARGET_FIELDS[target] for target in targets]
         held = [
-            [hit for hit in result["hits"] if plan.holds(branch, hit, fields)]
-            for branch, result in enumerate(response["results"])
+            [
+                hit
+                for hit in result["hits"]
+                if branch >= keyword_branches or plan.holds(branch, hit, fields)
+            ]
+            for branch, result in enumerate(answers)
         ]
-        return merge_ranked(held, SORT_RULES[query.sort]), semantic_applied
+        weights = [body.get("federationOptions", {}).get("weight", 1.0) for body in bodies]
+        return merge_ranked(held, SORT_RULES[query.sort], weights)
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
         """The page of videos (its best document each) and their count, then one
@@ -668,26 +701,22 @@ class MeilisearchEngine:
         deadline = time.monotonic() + self.time_budget_ms / 1000
         vector = self._query_vector(query, plan.read, deadline)
         with _engine_errors("searching"), self._budget(deadline) as client:
+            meaning = self._meaning(client(), query, plan, vector)
+            semantic_applied = meaning is not None
             if plan.scanned:
-                found, semantic_applied = self._scanned(client(), query, plan, vector)
+                found = self._scanned(client(), query, plan, meaning)
                 return videos_of_scan(found, query, targets, plan.read.terms, semantic_applied)
-            if plan.federated:
-                best, total, semantic_applied = self._federated_videos(client, query, plan, vector)
+            if plan.federated or (meaning is not None and meaning.mixed):
+                best, total = self._federated_videos(client, query, plan, meaning)
             else:
                 extra = {"distinct": "videoId", "showRankingScore": True}
-                response, semantic_applied = self._search(client(), query, plan, vector, extra)
+                response = self._search(client(), query, plan, meaning, extra)
                 best, total = response["hits"], response.get("totalHits", 0)
             best = [raw for raw in best if raw.get("kind") in TARGET_KINDS.values()]
             ids = [raw["videoId"] for raw in best]
-            queries = video_queries(
-                query,
-                plan,
-                ids,
-                vector if semantic_applied else None,
-                measured_floor(self.embedder.model),
-            )
+            queries = video_queries(query, plan, ids, meaning)
             found = client().multi_search(queries)["results"] if queries else []
-        answers = per_video(found, len(ids), len(plan.qs))
+        answers = per_video(found, len(ids), branch_weights(plan, meaning))
         own = not plan.read.simple
         videos = [
             build_video(raw, subtitles, meta, targets, plan.read.terms, own=own)
@@ -705,10 +734,10 @@ class MeilisearchEngine:
         client: Callable[[], meilisearch.Client],
         query: SearchQuery,
         plan: QueryPlan,
-        vector: list[float] | None,
-    ) -> tuple[list[dict[str, Any]], int, bool]:
-        """The page of videos of a query of several branches (their best document each),
-        how many videos match, and whether by meaning too.
+        meaning: Meaning | None,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The page of videos of a query of several branches, or of keywords and meaning
+        (their best document each), and how many videos match.
 
         Each branch asks distinct videos, but the federation keeps each document once, not
         each video: a video comes once per branch at most. So the merged list is read from
@@ -717,23 +746,14 @@ class MeilisearchEngine:
         each video's first entry. The count is the `videoId` facet over every branch's
         candidates, exact up to TOTAL_VIDEOS_CAP (faceting.maxValuesPerFacet)."""
         needed = query.page * query.per_page
-        most = needed * len(plan.qs)
+        queries = self._bodies(query, plan, meaning, distinct="videoId", showRankingScore=True)
+        if not queries:
+            return [], 0
+        most = needed * len(queries)
         limit = min(2 * needed, most)
-        queries = [
-            {**body, "distinct": "videoId", "showRankingScore": True}
-            for body in branch_queries(query, plan)
-        ]
-        meaning_vector = vector
         while True:
             federation = {"offset": 0, "limit": limit, "facetsByIndex": {INDEX_NAME: ["videoId"]}}
-
-            def ask(meaning: dict[str, Any], federation: dict[str, Any] = federation) -> Any:
-                bodies = [{**body, **meaning} for body in queries]
-                return client().multi_search(bodies, federation=federation)
-
-            response, semantic_applied = self._by_meaning_too(ask, query, meaning_vector)
-            if not semantic_applied:
-                meaning_vector = None  # a fallback is not tried again on a longer read
+            response = client().multi_search(queries, federation=federation)
             best = first_of_each_video(response["hits"])
             if len(best) >= needed or len(response["hits"]) < limit or limit >= most:
                 break
@@ -741,7 +761,7 @@ class MeilisearchEngine:
         counted = facet_values(response, "videoId")
         total = len(best) if counted is None else max(counted, len(best))
         first = (query.page - 1) * query.per_page
-        return best[first : first + query.per_page], total, semantic_applied
+        return best[first : first + query.per_page], total
 
     def video_segments(self, video_id: str) -> list[Segment]:
         filter_ = f"{equals('videoId', video_id)} AND {equals('kind', 'subtitle')}"

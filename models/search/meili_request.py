@@ -31,9 +31,7 @@ from typing import Any
 
 from models.search.base import INDEX_NAME, MOMENTS_PER_VIDEO, SearchQuery
 from models.search.highlight import matches
-from models.search.meaning_floor import MeaningFloor, meili_score
 from models.search.meili_fields import (
-    EMBEDDER,
     POST_TAG,
     PRE_TAG,
     SEARCHABLE_ATTRIBUTES,
@@ -42,6 +40,7 @@ from models.search.meili_fields import (
     quote,
     unix_seconds,
 )
+from models.search.meili_meaning import Meaning
 from models.search.query import Filters, Query
 from models.search.text import ASCII_WORD, CJK_RUN, Term, unify_long_vowels
 
@@ -226,41 +225,22 @@ def branch_queries(query: SearchQuery, plan: QueryPlan) -> list[dict[str, Any]]:
     return [{"indexUid": INDEX_NAME, "q": q, **base} for q in plan.qs]
 
 
-def semantic_params(
-    query: SearchQuery, vector: list[float], floor: MeaningFloor | None = None
-) -> dict[str, Any]:
-    """What makes a search one by meaning too: the query's vector and how much meaning
-    counts (`semanticRatio` 0 is Meilisearch's keyword search, 1 its search by meaning
-    alone, as `sr` means). By meaning alone a document's ranking score is its
-    similarity, so the model's floor is the least score (`rankingScoreThreshold`); in a
-    hybrid the scores of both sides are fused and a threshold would cut keyword matches
-    too, so none is sent there."""
-    params: dict[str, Any] = {
-        "hybrid": {"embedder": EMBEDDER, "semanticRatio": query.sr},
-        "vector": vector,
-    }
-    if floor is not None and query.sr >= 1.0:
-        params["rankingScoreThreshold"] = round(meili_score(floor.least), 6)
-    return params
-
-
 def video_queries(
     query: SearchQuery,
     plan: QueryPlan,
     video_ids: list[str],
-    vector: list[float] | None,
-    floor: MeaningFloor | None = None,
+    meaning: Meaning | None,
 ) -> list[dict[str, Any]]:
     """For each video, in order: its best subtitle hits, then its video document, each
-    asked once per branch (per_video merges them); each query limited to that video and
-    the query's filters (`kind` alone when the targets leave the other out), by meaning
-    too when there is the query's vector."""
+    asked once per branch (per_video merges them): the keyword branches (none when
+    meaning alone ranks), then the branch by meaning when there is one (asked for nothing
+    of a video it may not bring); each query limited to that video and the query's
+    filters (`kind` alone when the targets leave the other out)."""
     base = search_params(query, plan.read)
     for unused in ("page", "hitsPerPage", "filter"):
         base.pop(unused, None)  # the filter is rebuilt per video below
     base["showRankingScore"] = True
-    if vector is not None:
-        base.update(semantic_params(query, vector, floor))
+    qs = [] if meaning is not None and meaning.alone else plan.qs
     targets = query.targets or tuple(TARGET_FIELDS)
     narrowed = filter_clauses(plan.read.filters)
     queries: list[dict[str, Any]] = []
@@ -268,45 +248,71 @@ def video_queries(
         for kind, limit in (("subtitle", MOMENT_CANDIDATES), ("video", 1)):
             wanted = kind in {TARGET_KINDS[t] for t in targets}
             clauses = [equals("videoId", video_id), equals("kind", kind), *narrowed]
-            queries.extend(
-                {
-                    **base,
-                    "indexUid": INDEX_NAME,
-                    "q": q,
-                    "filter": " AND ".join(clauses),
-                    "limit": limit if wanted else 0,
-                }
-                for q in plan.qs
-            )
+            asked = {
+                **base,
+                "indexUid": INDEX_NAME,
+                "filter": " AND ".join(clauses),
+                "limit": limit if wanted else 0,
+            }
+            bodies = [{**asked, "q": q} for q in qs]
+            if meaning is not None:
+                # Its place is kept (per_video reads by place): asked for nothing, by keywords,
+                # where meaning brings nothing of this video.
+                meant = not meaning.finds_nothing and (
+                    meaning.videos is None or video_id in meaning.videos
+                )
+                by_meaning = {**asked, "q": plan.qs[0]}
+                bodies.append(meaning.body(by_meaning) if meant else {**by_meaning, "limit": 0})
+            queries.extend(bodies)
     return queries
+
+
+def branch_weights(plan: QueryPlan, meaning: Meaning | None) -> list[float]:
+    """The weight of each branch's ranking scores, in the order asked: the keyword
+    branches' 1 − sr (1 without meaning; none when meaning alone ranks), then meaning's sr."""
+    if meaning is None:
+        return [1.0] * len(plan.qs)
+    keywords = [] if meaning.alone else [round(1.0 - meaning.sr, 6)] * len(plan.qs)
+    return [*keywords, meaning.sr]
 
 
 # -- several branches' answers as one -----------------------------------------------------
 
 
 def per_video(
-    results: Sequence[Mapping[str, Any]], videos: int, branches: int
+    results: Sequence[Mapping[str, Any]], videos: int, weights: Sequence[float]
 ) -> list[tuple[list[dict[str, Any]], dict[str, Any] | None]]:
     """The answers of video_queries: for each video, its subtitle hits and its video
-    document's hit (None when it did not match), each branch's merged (merge_ranked)."""
+    document's hit (None when it did not match), each branch's merged (merge_ranked) by
+    its weighted score (branch_weights)."""
     answers = []
+    branches = len(weights)
     for n in range(videos):
         first = 2 * n * branches
-        subtitles = merge_ranked([r["hits"] for r in results[first : first + branches]])
-        metas = merge_ranked([r["hits"] for r in results[first + branches : first + 2 * branches]])
+        subtitles = merge_ranked(
+            [r["hits"] for r in results[first : first + branches]], weights=weights
+        )
+        metas = merge_ranked(
+            [r["hits"] for r in results[first + branches : first + 2 * branches]],
+            weights=weights,
+        )
         answers.append((subtitles[:MOMENT_CANDIDATES], metas[0] if metas else None))
     return answers
 
 
 def merge_ranked(
-    lists: Sequence[Sequence[Mapping[str, Any]]], sort: list[str] | None = None
+    lists: Sequence[Sequence[Mapping[str, Any]]],
+    sort: list[str] | None = None,
+    weights: Sequence[float] | None = None,
 ) -> list[dict[str, Any]]:
     """Hits of several queries as one list, each document once: by the `sort` rules
-    asked, then ranking score (ties: the earlier query first), as a federation merges
-    them. A document found by several keeps its best place and every query's matches
-    positions, so whichever side of an OR matched a field counts."""
+    asked, then ranking score times its query's weight (1 unless given; ties: the earlier
+    query first), as a federation merges them. A document found by several keeps its
+    best place and every query's matches positions, so whichever side of an OR matched a
+    field counts."""
+    weight = list(weights) if weights is not None else [1.0] * len(lists)
     ranked = [(n, hit) for n, hits in enumerate(lists) for hit in hits]
-    ranked.sort(key=lambda item: -float(item[1].get("_rankingScore", 0.0)))
+    ranked.sort(key=lambda item: -float(item[1].get("_rankingScore", 0.0)) * weight[item[0]])
     for rule in reversed(sort or []):
         field, _, direction = rule.partition(":")
         ranked.sort(key=functools.cmp_to_key(_by_field(field, descending=direction == "desc")))

@@ -41,7 +41,9 @@ Search by meaning knows `userProvided` embedders only, as Meilisearch 1.13 treat
   rankings are merged by score weighted by the ratio (meaning: similarity x ratio; keywords:
   every match scores 1, x (1 - ratio)), a document keeping its first place, so with 0.5 every
   keyword match comes before what meaning alone found. `sort` then orders all of them, as it
-  does a keyword search here.
+  does a keyword search here. By meaning alone a hit's `_rankingScore` is its similarity
+  (`rankingScoreThreshold` leaves out those below it), and so is its score in a federation,
+  times its query's `federationOptions.weight`.
 
 A missing index is as on the real server: searching it, fetching or deleting its documents
 answers (or fails the task with) `index_not_found`, while adding or updating documents or
@@ -470,7 +472,7 @@ class FakeMeilisearch:
         unknown = set(body) - SEARCH_PARAMS
         if unknown:
             raise ApiError(400, "bad_request", f"Unknown field `{sorted(unknown)[0]}`")
-        found, semantic_ids, words = self.ranked(index, body)
+        found, semantic_ids, words, similarity = self.ranked(index, body)
         if "page" in body or "hitsPerPage" in body:
             page, per_page = body.get("page", 1), body.get("hitsPerPage", 20)
             chosen = found[(page - 1) * per_page : page * per_page]
@@ -488,8 +490,8 @@ class FakeMeilisearch:
         semantic_hits = sum(doc["id"] in semantic_ids for doc in chosen)
         if body.get("showRankingScore"):
             first = found.index(chosen[0]) if chosen else 0
-            for n, hit in enumerate(hits):
-                hit["_rankingScore"] = _score(first + n, len(found))
+            for n, (hit, doc) in enumerate(zip(hits, chosen, strict=True)):
+                hit["_rankingScore"] = similarity.get(doc["id"], _score(first + n, len(found)))
         answer = {"hits": hits, "query": body.get("q") or "", "processingTimeMs": 0, **totals}
         if body.get("hybrid") is not None:
             answer["semanticHitCount"] = semantic_hits
@@ -498,7 +500,7 @@ class FakeMeilisearch:
     def ranked(self, index, body):
         """(every document the search finds, in order, `distinct` applied; the ids of
         those meaning alone brought; the query's words, None for a search by meaning
-        alone)."""
+        alone; by meaning alone, each document's similarity, its ranking score there)."""
         kind, ratio, meaning = self.search_kind(index, body)
         settings = index["settings"]
         searchable = settings.get("searchableAttributes") or DEFAULT_SEARCHABLE
@@ -518,7 +520,7 @@ class FakeMeilisearch:
         match = self.compiled_filter(index, body.get("filter"), "invalid_search_filter")
         allowed = [doc for doc in index["documents"].values() if match(doc)]
         found = allowed if words is None else _matching(allowed, words, on, strategy)
-        semantic_ids = set()
+        semantic_ids, similarity = set(), {}
         threshold = body.get("rankingScoreThreshold")
         if threshold is not None and (
             isinstance(threshold, bool)
@@ -542,11 +544,12 @@ class FakeMeilisearch:
             else:
                 # By meaning alone a document's ranking score is its similarity: the
                 # threshold leaves out those below it.
-                merged = [
-                    (doc, "semantic")
-                    for doc, similarity in ranked
-                    if threshold is None or similarity >= threshold
-                ]
+                similarity = {
+                    doc["id"]: round(near, 6)
+                    for doc, near in ranked
+                    if threshold is None or near >= threshold
+                }
+                merged = [(doc, "semantic") for doc, _ in ranked if doc["id"] in similarity]
             found = [doc for doc, _ in merged]
             semantic_ids = {doc["id"] for doc, side in merged if side == "semantic"}
         for rule in reversed(body.get("sort") or []):
@@ -567,7 +570,7 @@ class FakeMeilisearch:
             for doc in found:
                 best.setdefault(doc.get(distinct), doc)
             found = list(best.values())
-        return found, semantic_ids, words
+        return found, semantic_ids, words, similarity
 
     def search_kind(self, index, body):
         """("keyword" | "semantic" | "hybrid", the semantic ratio, (embedder, vector)) as
@@ -663,11 +666,11 @@ class FakeMeilisearch:
             unknown = set(query) - SEARCH_PARAMS
             if unknown:
                 raise ApiError(400, "bad_request", f"Unknown field `{sorted(unknown)[0]}`")
-            found, by_meaning, words = self.ranked(self.indexes[uid], query)
+            found, by_meaning, words, similarity = self.ranked(self.indexes[uid], query)
             semantic = semantic or query.get("hybrid") is not None
             meant |= {(uid, doc_id) for doc_id in by_meaning}
             for position, doc in enumerate(found):
-                score = _score(position, len(found)) * weight
+                score = similarity.get(doc["id"], _score(position, len(found))) * weight
                 ranked.append((n, uid, doc, score, words, query))
                 candidates.setdefault(uid, {})[doc["id"]] = doc
         ranked.sort(key=lambda item: (-item[3], item[0]))

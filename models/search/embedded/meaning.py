@@ -15,6 +15,7 @@ import math
 import sqlite3
 from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import Future
+from operator import itemgetter
 from typing import TypeVar
 
 from models.search.embedded.filters import VideoFilter
@@ -85,14 +86,8 @@ class Meaning:
 
 
 def above_floor(found: list[tuple[int, float]], floor: MeaningFloor) -> list[tuple[int, float]]:
-    """The documents (nearest first) at the floor or above; when even the
-    nearest is not a sure answer, only those of the `unsure` videos nearest."""
-    kept = [(rowid, sim) for rowid, sim in found if sim >= floor.least]
-    if not kept or kept[0][1] >= floor.sure:
-        return kept
-    nearest_first = dict.fromkeys(rowid >> VIDEO_SHIFT for rowid, _ in kept)
-    chosen = set(list(nearest_first)[: floor.unsure])
-    return [(rowid, sim) for rowid, sim in kept if rowid >> VIDEO_SHIFT in chosen]
+    """The documents (nearest first) the floor keeps (MeaningFloor.kept)."""
+    return floor.kept(found, score=itemgetter(1), video=lambda item: item[0] >> VIDEO_SHIFT)
 
 
 def kinds_for(targets: Iterable[str]) -> tuple[str, ...]:

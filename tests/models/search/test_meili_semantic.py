@@ -17,7 +17,7 @@ import pytest
 from meilisearch.errors import MeilisearchApiError
 
 from models.search.base import SearchError, SearchQuery
-from models.search.embedder import E5SmallEmbedder, NoEmbedder, normalise
+from models.search.embedder import CENTRED_MODEL, E5SmallEmbedder, NoEmbedder, normalise
 from models.search.meili import json_vector
 from tests.models.search.engines import on_stand_in
 from tests.models.search.test_meili_engine import SEARCH_DEFAULTS, SEARCHABLE, SETTINGS
@@ -312,12 +312,59 @@ def test_vectors_never_come_back_from_a_search_or_a_fetch(url, engine, fake, emb
 # -- what a semantic query sends ----------------------------------------------------------
 
 
-def test_a_semantic_query_sends_its_vector_with_hybrid_and_the_ratio(engine, fake, embedder, ready):
+def by_meaning(vector, **fields):
+    """What makes a query of a multi-search one by meaning alone."""
+    return {"hybrid": {"embedder": "default", "semanticRatio": 1.0}, "vector": vector, **fields}
+
+
+def test_a_semantic_query_asks_keywords_and_meaning_apart_and_weighs_them(
+    engine, fake, embedder, ready
+):
     engine.replace_videos({"vid1": meant(embedder, subtitle("vid1", "Ramen tonight"))})
     fake.requests.clear()
 
     results = engine.search(SearchQuery(q="Ramen", semantic=True, sr=0.7))
 
+    # First the nearest video is asked for, by meaning alone; then one federation of the
+    # keyword search, weighted 0.3, and the search by meaning alone, weighted 0.7
+    vector = json_vector(ConceptEmbedder().query("Ramen"))
+    keyword = {
+        "indexUid": "subtitles",
+        "q": '"ramen"',
+        "attributesToSearchOn": SEARCHABLE,
+        **SEARCH_DEFAULTS,
+    }
+    nearest, both = multi_searches(fake)
+    assert nearest["queries"] == [
+        {
+            "indexUid": "subtitles",
+            "q": '"ramen"',
+            "attributesToSearchOn": SEARCHABLE,
+            **by_meaning(vector, distinct="videoId", showRankingScore=True),
+            "offset": 0,
+            "limit": 1,
+        }
+    ]
+    assert both == {
+        "queries": [
+            {**keyword, "federationOptions": {"weight": 0.3}},
+            {**keyword, **by_meaning(vector), "federationOptions": {"weight": 0.7}},
+        ],
+        "federation": {"offset": 0, "limit": 20},
+    }
+    assert searches(fake) == []
+    assert embedder.queries == ["Ramen"]  # embedded once, as typed
+    assert results.semantic_applied is True
+    assert [hit.video_id for hit in results.hits] == ["vid1"]
+
+
+def test_by_meaning_alone_one_search_is_paged_by_number(engine, fake, embedder, ready):
+    engine.replace_videos({"vid1": meant(embedder, subtitle("vid1", "Ramen tonight"))})
+    fake.requests.clear()
+
+    engine.search(SearchQuery(q="Ramen", semantic=True, sr=1.0))
+
+    vector = json_vector(ConceptEmbedder().query("Ramen"))
     assert searches(fake) == [
         {
             "q": '"ramen"',
@@ -325,13 +372,9 @@ def test_a_semantic_query_sends_its_vector_with_hybrid_and_the_ratio(engine, fak
             "page": 1,
             "hitsPerPage": 20,
             **SEARCH_DEFAULTS,
-            "hybrid": {"embedder": "default", "semanticRatio": 0.7},
-            "vector": json_vector(ConceptEmbedder().query("Ramen")),
+            **by_meaning(vector),
         }
     ]
-    assert embedder.queries == ["Ramen"]  # embedded once, as typed
-    assert results.semantic_applied is True
-    assert [hit.video_id for hit in results.hits] == ["vid1"]
 
 
 def test_a_semantic_query_embeds_its_words_without_operators(engine, fake, embedder, ready):
@@ -341,14 +384,19 @@ def test_a_semantic_query_embeds_its_words_without_operators(engine, fake, embed
     # When it is searched by meaning
     engine.search(SearchQuery(q=q, semantic=True, sr=0.5))
 
-    # Then what is embedded is its words as typed, and each branch sends that vector
+    # Then what is embedded is its words as typed, sent by the search by meaning alone
+    # beside the two keyword branches, which send none
     assert embedder.queries == ["Ramen udon"]
-    [federated] = [body for _, path, body in fake.calls() if path == "/multi-search"]
+    nearest, federated = multi_searches(fake)
     vector = json_vector(ConceptEmbedder().query("Ramen udon"))
-    assert [query["vector"] for query in federated["queries"]] == [vector, vector]
+    assert [query.get("vector") for query in nearest["queries"]] == [vector]
+    assert [query.get("vector") for query in federated["queries"]] == [None, None, vector]
+    assert [query["federationOptions"] for query in federated["queries"]] == [{"weight": 0.5}] * 3
 
 
-def test_results_by_video_send_the_same_vector_in_every_query(engine, fake, embedder, ready):
+def test_results_by_video_send_the_same_vector_in_every_query_by_meaning(
+    engine, fake, embedder, ready
+):
     engine.replace_videos(
         {
             "vid1": meant(embedder, keyword_video("vid1"), subtitle("vid1", "udon")),
@@ -359,16 +407,20 @@ def test_results_by_video_send_the_same_vector_in_every_query(engine, fake, embe
 
     results = engine.search_videos(SearchQuery(q="noodles", semantic=True, sr=0.3))
 
-    semantic = {
-        "hybrid": {"embedder": "default", "semanticRatio": 0.3},
-        "vector": json_vector(ConceptEmbedder().query("noodles")),
-    }
-    assert {k: searches(fake)[0][k] for k in semantic} == semantic
-    [multi] = multi_searches(fake)
-    assert len(multi["queries"]) == 4
-    assert all({k: query[k] for k in semantic} == semantic for query in multi["queries"])
+    # The nearest videos, the page of videos, then each video's moments and its video
+    # document, by keywords and by meaning apart (2 videos x 2 kinds x 2 branches)
+    vector = json_vector(ConceptEmbedder().query("noodles"))
+    nearest, page, moments = multi_searches(fake)
+    assert len(moments["queries"]) == 8
+    meaning = [q for body in (nearest, page, moments) for q in body["queries"] if "vector" in q]
+    assert len(meaning) == 1 + 1 + 4
+    assert all({k: q[k] for k in by_meaning(vector)} == by_meaning(vector) for q in meaning)
+    keywords = [q for q in page["queries"] + moments["queries"] if "vector" not in q]
+    assert len(keywords) == 1 + 4 and not any("hybrid" in q for q in keywords)
+    assert [q["federationOptions"] for q in page["queries"]] == [{"weight": 0.7}, {"weight": 0.3}]
     assert embedder.queries == ["noodles"]  # embedded once for every query
     assert results.semantic_applied is True
+    assert {video.video_id for video in results.videos} == {"vid1", "vid2"}
 
 
 def test_without_a_model_a_semantic_query_is_a_keyword_search(url, fake, embedder, ready):
@@ -401,11 +453,12 @@ def test_a_server_without_our_embedder_answers_with_keywords(engine, fake, embed
     by_video = engine.search_videos(SearchQuery(q="ramen", semantic=True))
 
     # Then the server refused the meaning, and keywords answered
-    first, second, third, fourth = searches(fake)
-    assert first["hybrid"] == {"embedder": "default", "semanticRatio": 0.5}
-    assert second == {k: v for k, v in first.items() if k not in ("hybrid", "vector")}
-    assert "hybrid" in third and "hybrid" not in fourth
-    assert all("hybrid" not in q for q in multi_searches(fake)[0]["queries"])
+    nearest = [q for body in multi_searches(fake) for q in body["queries"] if "hybrid" in q]
+    assert [q["hybrid"] for q in nearest] == [{"embedder": "default", "semanticRatio": 1.0}] * 2
+    flat, videos = searches(fake)
+    assert "hybrid" not in flat and "vector" not in flat
+    assert "hybrid" not in videos and videos["distinct"] == "videoId"
+    assert all("hybrid" not in q for q in multi_searches(fake)[-1]["queries"])
     assert (results.semantic_applied, by_video.semantic_applied) == (False, False)
     assert [hit.video_id for hit in results.hits] == ["vid1"]
     assert [video.video_id for video in by_video.videos] == ["vid1"]
@@ -417,7 +470,10 @@ def test_other_search_errors_are_raised_not_retried(engine, fake, embedder):
     with pytest.raises(SearchError, match="invalid_search_sort"):
         engine.search(SearchQuery(q="hello", sort="views", semantic=True))
 
-    assert len(searches(fake)) == 1
+    # The search that was refused was asked once: not again by keywords
+    sorted_ = [q for body in multi_searches(fake) for q in body["queries"] if "sort" in q]
+    assert len(sorted_) == 2  # its keyword and meaning branches, one federation
+    assert len(multi_searches(fake)) == 2 and searches(fake) == []
 
 
 # -- what comes back ----------------------------------------------------------------------
@@ -447,6 +503,94 @@ def test_a_ratio_of_0_is_keywords_only_and_1_meaning_only(noodles):
     assert found(noodles, 0.0) == ["says"]
     assert found(noodles, 1.0) == ["means", "says", "other"]
     assert found(noodles, 0.5) == ["says", "means", "other"]
+
+
+# Noodles said otherwise, each less near "ramen" (cosines 0.45, 0.38, 0.33, 0.30, 0.26 with
+# the concept embedder), a video saying ramen among many other words (0.12) and a router.
+BOWLS = {
+    "near1": "soba at the station stand",
+    "near2": "udon in a bowl of hot broth",
+    "near3": "soba with tempura and leeks and sesame",
+    "near5": "soba cold with dipping sauce and wasabi and nori",
+    "near4": "udon with curry and rice and pickles and tea",
+    "says": "we talked about ramen and then the weather the trains the office the garden"
+    " the guitar the news and the football",
+    "other": "configuring the office router",
+}
+
+
+@pytest.fixture
+def bowls(url, fake):
+    """The bowls, embedded by a model the floor was measured for (e5-small centred: its
+    name is what tells), so the engine applies MeaningFloor.CENTRED."""
+    embedder = ConceptEmbedder(model=CENTRED_MODEL)
+    fake.add_index(settings={**SETTINGS, "embedders": declared(embedder.dims)})
+    engine = engine_with(url, embedder)
+    engine.replace_videos(
+        {vid: meant(embedder, subtitle(vid, text)) for vid, text in BOWLS.items()}
+    )
+    fake.requests.clear()
+    return engine
+
+
+def listed(engine, q, sr):
+    flat = engine.search(SearchQuery(q=q, semantic=True, sr=sr))
+    by_video = engine.search_videos(SearchQuery(q=q, semantic=True, sr=sr))
+    return [hit.video_id for hit in flat.hits], [video.video_id for video in by_video.videos]
+
+
+def test_when_the_nearest_is_unsure_meaning_brings_only_the_three_nearest_videos(bowls, fake):
+    # When "ramen" is searched, which no bowl is near enough to answer for sure (0.45 at
+    # best), by meaning alone and at the page's default
+    alone = listed(bowls, "ramen", 1.0)
+    fake.requests.clear()
+    hybrid = listed(bowls, "ramen", 0.5)
+
+    # Then meaning brings the three nearest videos and no other; the keyword match stays
+    assert alone == (["near1", "near2", "near3"], ["near1", "near2", "near3"])
+    flat, by_video = hybrid
+    assert sorted(flat) == sorted(by_video) == ["near1", "near2", "near3", "says"]
+    # And the floor went with each search by meaning alone (0.625: a cosine of 0.25, the
+    # floor of an unsure answer), limited to those videos after the first for the nearest
+    # (the one with an offset); never with the keywords
+    queries = [q for body in multi_searches(fake) for q in body["queries"]]
+    by_meaning = [q for q in queries if "vector" in q]
+    assert {q["rankingScoreThreshold"] for q in by_meaning} == {0.625}
+    nearest = [q for q in by_meaning if "offset" in q]
+    assert [q["limit"] for q in nearest] == [3, 3]
+    assert all(
+        q["filter"].endswith('videoId IN ["near1", "near2", "near3"]')
+        for q in by_meaning
+        if q not in nearest
+    )
+    assert not any("rankingScoreThreshold" in q for q in queries if "vector" not in q)
+
+
+def test_when_the_nearest_is_sure_meaning_brings_every_video_at_the_floor(bowls):
+    # Given a video that says noodles three ways: sure for "ramen" (1.0)
+    bowls.replace_videos({"sure": meant(ConceptEmbedder(), subtitle("sure", "ramen soba udon"))})
+
+    flat, by_video = listed(bowls, "ramen", 1.0)
+
+    # Then every video at the floor (0.30) or above comes, nearest first, and no other
+    expected = ["sure", "near1", "near2", "near3", "near5"]
+    assert flat == by_video == expected
+    assert "near4" not in listed(bowls, "ramen", 0.5)[0]
+
+
+def test_prefixes_and_or_keep_their_keyword_matches_beside_the_nearest_by_meaning(bowls):
+    # Given questions read otherwise by keywords: words starting so (read and checked
+    # here), and either of two words (a federation of branches)
+    for q in ("ramen tal* wea*", "ramen OR pickles"):
+        alone, hybrid = listed(bowls, q, 1.0), listed(bowls, q, 0.5)
+        keywords = listed(bowls, q, 0.0)
+
+        # Then by meaning alone a few of the nearest videos come, flat and by video; at
+        # the default the keyword matches come too, and nothing else
+        flat, by_video = alone
+        assert 0 < len(set(flat)) <= 3 and set(flat) == set(by_video), (q, alone)
+        assert set(hybrid[0]) == set(hybrid[1]) == set(flat) | set(keywords[0]), (q, hybrid)
+        assert "says" in keywords[0] and "other" not in hybrid[0]
 
 
 def test_a_moment_found_by_meaning_alone_is_its_text_escaped_without_marks(noodles):
