@@ -627,15 +627,23 @@ class MeilisearchEngine:
         self, query: SearchQuery, plan: QueryPlan, meaning: Meaning | None, **extra: Any
     ) -> list[dict[str, Any]]:
         """The queries of a multi-search: each keyword branch (none when meaning alone
-        ranks), then the branch by meaning (none when it finds nothing), each with its
-        weight (branch_weights) for a federation to merge by."""
+        ranks), then the branch by meaning (none when it finds nothing), in the order of
+        branch_weights."""
         queries = [{**body, **extra} for body in branch_queries(query, plan)]
-        weights = branch_weights(plan, meaning)
         bodies = [] if meaning is not None and meaning.alone else queries
         if meaning is not None and not meaning.finds_nothing:
             bodies = [*bodies, meaning.body(queries[0])]
+        return bodies
+
+    def _federation(
+        self, query: SearchQuery, plan: QueryPlan, meaning: Meaning | None, **extra: Any
+    ) -> list[dict[str, Any]]:
+        """The queries of a federation: _bodies, each with its weight for the federation
+        to merge by when keywords and meaning both rank."""
+        bodies = self._bodies(query, plan, meaning, **extra)
         if meaning is None or not meaning.mixed:
             return bodies
+        weights = branch_weights(plan, meaning)
         return [
             {**body, "federationOptions": {"weight": weight}}
             for body, weight in zip(bodies, weights, strict=True)
@@ -651,7 +659,7 @@ class MeilisearchEngine:
         """The page of hits of a query of several branches (or of keywords and meaning):
         one federated multi-search, its hits merged by weighted ranking score and each
         document once (Meilisearch does both)."""
-        bodies = self._bodies(query, plan, meaning)
+        bodies = self._federation(query, plan, meaning)
         if not bodies:
             return {"hits": [], "estimatedTotalHits": 0}
         federation = {"offset": (query.page - 1) * query.per_page, "limit": query.per_page}
@@ -672,13 +680,7 @@ class MeilisearchEngine:
         extra = {"offset": 0, "limit": SCAN_DEPTH, "showRankingScore": True}
         bodies = self._bodies(query, plan, meaning, **extra)
         keyword_branches = 0 if meaning is not None and meaning.alone else len(plan.qs)
-        answers = (
-            client.multi_search(
-                [{k: v for k, v in body.items() if k != "federationOptions"} for body in bodies]
-            )["results"]
-            if bodies
-            else []
-        )
+        answers = client.multi_search(bodies)["results"] if bodies else []
         targets = query.targets or tuple(TARGET_FIELDS)
         fields = [TARGET_FIELDS[target] for target in targets]
         held = [
@@ -689,8 +691,7 @@ class MeilisearchEngine:
             ]
             for branch, result in enumerate(answers)
         ]
-        weights = [body.get("federationOptions", {}).get("weight", 1.0) for body in bodies]
-        return merge_ranked(held, SORT_RULES[query.sort], weights)
+        return merge_ranked(held, SORT_RULES[query.sort], branch_weights(plan, meaning))
 
     def search_videos(self, query: SearchQuery) -> VideoResults:
         """The page of videos (its best document each) and their count, then one
@@ -746,7 +747,7 @@ class MeilisearchEngine:
         each video's first entry. The count is the `videoId` facet over every branch's
         candidates, exact up to TOTAL_VIDEOS_CAP (faceting.maxValuesPerFacet)."""
         needed = query.page * query.per_page
-        queries = self._bodies(query, plan, meaning, distinct="videoId", showRankingScore=True)
+        queries = self._federation(query, plan, meaning, distinct="videoId", showRankingScore=True)
         if not queries:
             return [], 0
         most = needed * len(queries)
