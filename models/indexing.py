@@ -177,7 +177,17 @@ def rebuild(channel_id: str | None = None) -> Rebuilt:
         wanted = set(ids)
         extra = [v.video_id for v in engine.inventory() if v.video_id not in wanted]
         write_videos(extra, engine)
+    merge = getattr(engine, "merge_full_text", None)
+    while merge is not None and merge():
+        pass  # a rebuilt index is searched at once: merged whole, not ten minutes a step
     return Rebuilt(len(ids), written.documents, time.monotonic() - started, written.unembedded)
+
+
+def merge_full_text(steps: int = 50) -> int:
+    """Have the engine merge its full-text index's segments, where it keeps them (the
+    embedded engine); how many merge steps did work (0: merged already)."""
+    merge = getattr(get_engine(), "merge_full_text", None)
+    return int(merge(steps)) if merge is not None else 0
 
 
 def compact_vectors(*, force: bool = False) -> int:

@@ -69,11 +69,15 @@ def backfill_subtitle_tracks() -> None:
 @actor(queue_name="maintenance", max_retries=3, time_limit=3600 * 1000)
 def compact_search_vectors() -> None:
     """Fold the vectors written since the last snapshot of the nearest-neighbour index
-    into a new one, once there are enough of them (the embedded engine; Meilisearch
-    keeps its own). A rerun finds too few left and does nothing."""
+    into a new one, once there are enough of them, and merge the full-text index's
+    segments that writes left (the embedded engine; Meilisearch keeps its own). A rerun
+    finds too few vectors and nothing to merge, and does nothing."""
     held = indexing.compact_vectors()
     if held:
         log.info("nearest-neighbour snapshot of %d vector(s) written", held)
+    merged = indexing.merge_full_text()
+    if merged:
+        log.info("full-text index: %d merge step(s)", merged)
 
 
 @actor(queue_name="maintenance", max_retries=3, time_limit=6 * 3600 * 1000)

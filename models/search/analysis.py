@@ -14,6 +14,13 @@ In the embedded index a word is a token of its own, marked by WORD_MARK so it ne
 a character pair or a Latin token of the same letters: after a column's pairs come its
 long units, then (when they differ) STREAM_BREAK and its short units, so the words of a
 phrase stand next to each other in one of the two runs.
+
+Beside its words, each Japanese word (one written with kana or kanji) is indexed by its
+reading (readings.py: `reading_form`, in katakana, as a key), marked by READING_MARK: the
+long units, then INNER_BREAK and the words inside them (_inner): 大阪の串カツ reads
+オサカ クシカツ, then カツ; particles and auxiliaries are not read (UNREAD,
+UNREAD_IN_INDEX). A term in kana or romaji is found by the readings (text.make_term),
+below what was written (embedded/scoring.py).
 """
 
 from __future__ import annotations
@@ -27,10 +34,23 @@ from typing import NamedTuple
 
 from sudachipy.sudachipy import Dictionary, Morpheme, MorphemeList, SplitMode, Tokenizer
 
+from models.search.readings import KANA, KANJI, katakana, reading_key
+
 WORD_MARK = "\ue000"
 STREAM_BREAK = "\ue001"
+READING_MARK = "\ue002"
+# The mark of the reading key of a word written in kana alone (KANA_MARK): the index holds
+# it apart from the readings of words with kanji, which is what a term in kana looks for
+# (it finds the kana as written), so that its lookup stays as short as the kanji that
+# read so; a romaji term looks for both.
+KANA_MARK = "\ue004"
+# Before the readings of the words inside longer ones (_inner), which rank below a word.
+INNER_BREAK = "\ue003"
 # Parts of speech that are no word: punctuation and other symbols, white space.
 NOT_WORDS = ("補助記号", "空白")
+# Words not indexed by their reading: particles (の, は, を), a third of the words of
+# speech, which a reader looks for as written. The query's side leaves them out alike.
+UNREAD = ("助詞",)
 # The analyser refuses input over 49,149 bytes; longer text is read in pieces cut at
 # white space or punctuation where possible (a description can be long).
 MAX_CHARS = 8_000
@@ -57,6 +77,8 @@ class Words:
 
     long: tuple[Word, ...]
     short: tuple[Word, ...] | None
+    # With readings only: the words inside longer ones (_inner), in order.
+    inner: tuple[Word, ...] = ()
 
     def runs(self) -> tuple[tuple[Word, ...], ...]:
         return (self.long,) if self.short is None else (self.long, self.short)
@@ -70,8 +92,24 @@ def _dictionary() -> Dictionary:
 @functools.cache
 def _skipped_pos() -> frozenset[int]:
     """The part-of-speech ids of NOT_WORDS."""
+    return _pos_ids(NOT_WORDS)
+
+
+@functools.cache
+def _unread_pos() -> frozenset[int]:
+    """The part-of-speech ids of UNREAD."""
+    return _pos_ids(UNREAD)
+
+
+@functools.cache
+def _unindexed_pos() -> frozenset[int]:
+    """The part-of-speech ids of UNREAD_IN_INDEX."""
+    return _pos_ids(UNREAD_IN_INDEX)
+
+
+def _pos_ids(names: tuple[str, ...]) -> frozenset[int]:
     dictionary = _dictionary()
-    skipped = set()
+    found = set()
     pos_id = 0
     while True:
         try:
@@ -80,10 +118,10 @@ def _skipped_pos() -> frozenset[int]:
             break
         if pos is None:
             break
-        if pos[0] in NOT_WORDS:
-            skipped.add(pos_id)
+        if pos[0] in names:
+            found.add(pos_id)
         pos_id += 1
-    return frozenset(skipped)
+    return frozenset(found)
 
 
 _local = threading.local()
@@ -105,12 +143,39 @@ def form_of(surface: str, normalized: str) -> str:
     return TOKEN_SEPARATORS.sub("", chosen.lower())
 
 
+def reading_of(surface: str, reading: str) -> str:
+    """A word's reading key (readings.reading_key) when it is written in kana or kanji and
+    the dictionary reads it in kana, else "" (Latin words, digits, unknown kanji)."""
+    if not (KANA.search(surface) or KANJI.search(surface)):
+        return ""
+    read = katakana(reading)
+    return reading_key(read) if KANA.fullmatch(read) else ""
+
+
 # A dictionary word as the analyser gives it, looked up once per thread by its id: its
-# form, its marked token, and its short units (form, token, start and end within the word)
-# when it splits, else None. _SKIP for a word that is no word (NOT_WORDS) or has no form.
-_Part = tuple[str, str, int, int]
-_Entry = tuple[str, str, tuple[_Part, ...] | None]
-_SKIP: _Entry = ("", "", None)
+# form, its marked token, its short units (form, token, start and end within the word,
+# marked reading) when it splits, else None, its marked reading ("" when it has none),
+# the readings of the words inside it (_inner) and its reading as the index holds it
+# (_indexed). _SKIP for a word that is no word (NOT_WORDS) or has no form.
+_Part = tuple[str, str, int, int, str]
+_Inner = tuple[tuple[str, int, int], ...]  # marked reading, start and end in the word
+_Entry = tuple[str, str, tuple[_Part, ...] | None, str, _Inner, str]
+_SKIP: _Entry = ("", "", None, "", (), "")
+# Words the index leaves unread though a query reads them: auxiliaries (です, ます, た),
+# as common as particles in speech; a query's are read, as the analyser takes some kana
+# for one (なら of ならこうえん, which is 奈良).
+UNREAD_IN_INDEX = ("助動詞",)
+
+
+def _marked(reading: str) -> str:
+    return READING_MARK + reading if reading else ""
+
+
+def _read(morpheme: Morpheme) -> str:
+    """A word's marked reading, "" for one without a reading or not read (UNREAD)."""
+    if morpheme.part_of_speech_id() in _unread_pos():
+        return ""
+    return _marked(reading_of(morpheme.surface(), morpheme.reading_form()))
 
 
 def _entry(morpheme: Morpheme) -> _Entry:
@@ -120,18 +185,87 @@ def _entry(morpheme: Morpheme) -> _Entry:
     form = form_of(surface, morpheme.normalized_form())
     if not form:
         return _SKIP
+    reading = _read(morpheme)
     parts = morpheme.split(SplitMode.A) if len(surface) > 2 else ()
+    indexed = _indexed(morpheme, surface, reading)
+    with_kanji = indexed[:1] == READING_MARK
     if len(parts) < 2:
-        return form, WORD_MARK + form, None
+        inner = _inner(surface, None) if with_kanji else ()
+        return form, WORD_MARK + form, None, reading, inner, indexed
     begin = morpheme.begin()
     found = []
     for part in parts:
         part_form = form_of(part.surface(), part.normalized_form())
         if part_form:
             found.append(
-                (part_form, WORD_MARK + part_form, part.begin() - begin, part.end() - begin)
+                (
+                    part_form,
+                    WORD_MARK + part_form,
+                    part.begin() - begin,
+                    part.end() - begin,
+                    _read(part),
+                )
             )
-    return form, WORD_MARK + form, tuple(found)
+    split = tuple(found)
+    inner = _inner(surface, split) if with_kanji else ()
+    return form, WORD_MARK + form, split, reading, inner, indexed
+
+
+def _indexed(morpheme: Morpheme, surface: str, reading: str) -> str:
+    """A word's reading as the index holds it: READING_MARK and its key for a word with
+    kanji, KANA_MARK and its key for one in kana alone, "" for one not read
+    (UNREAD_IN_INDEX, or without a reading)."""
+    if not reading or morpheme.part_of_speech_id() in _unindexed_pos():
+        return ""
+    return reading if KANJI.search(surface) else KANA_MARK + reading[len(READING_MARK) :]
+
+
+# A word of at least INNER_FROM characters with kanji is read by the words inside it too:
+# 新大阪駅 holds 大阪 (オサカ), which its own units (新大阪, 駅, read after the long units
+# as words of their own) do not read. They stand
+# after its units, in a run of their own after INNER_BREAK, so that a term in kana finds
+# what its kanji would (大阪 is found inside 新大阪 by its characters), ranked below a
+# word read whole as a pair match ranks below a word (embedded/scoring.py).
+INNER_FROM = 3
+
+
+def _inner(surface: str, parts: tuple[_Part, ...] | None) -> _Inner:
+    """The readings of the words inside a word: its short units when it splits, and the
+    dictionary words (two characters or more) inside it, with where they stand in it;
+    from this thread's cache."""
+    if len(surface) < INNER_FROM or not KANJI.search(surface):
+        return ()
+    cache: dict[str, _Inner] = _local.__dict__.setdefault("inner", {})
+    found = cache.get(surface)
+    if found is None:
+        if len(cache) > CACHED_WORDS:
+            cache.clear()
+        found = cache[surface] = _inner_words(surface, parts)
+    return found
+
+
+def _inner_words(surface: str, parts: tuple[_Part, ...] | None) -> _Inner:
+    tokenizer: Tokenizer | None = getattr(_local, "inner_tokenizer", None)
+    if tokenizer is None:
+        tokenizer = _local.inner_tokenizer = _dictionary().tokenizer(mode=SplitMode.A)
+    own = {(0, len(surface)), *((part[2], part[3]) for part in parts or ())}
+    found: dict[tuple[int, int], str] = {}
+    if len(surface) < INNER_FROM or not KANJI.search(surface):
+        return ()
+    for offset in range(1, len(surface) - 1):
+        for morpheme in tokenizer.tokenize(surface[offset:]):
+            start, end = offset + morpheme.begin(), offset + morpheme.end()
+            if end - start < 2 or morpheme.is_oov() or (start, end) in own:
+                continue
+            inside = morpheme.surface()
+            reading = reading_of(inside, morpheme.reading_form())
+            if (
+                reading
+                and KANJI.search(inside)
+                and morpheme.part_of_speech_id() not in (_unindexed_pos())
+            ):
+                found.setdefault((start, end), _marked(reading))
+    return tuple((reading, start, end) for (start, end), reading in sorted(found.items()))
 
 
 def _entries(morphemes: MorphemeList) -> Iterator[tuple[Morpheme, _Entry]]:
@@ -151,25 +285,32 @@ def _entries(morphemes: MorphemeList) -> Iterator[tuple[Morpheme, _Entry]]:
             yield morpheme, entry
 
 
-def analyse(normalized: str) -> Words:
-    """The words of `normalized` (text through text.normalize())."""
+def analyse(normalized: str, readings: bool = False) -> Words:
+    """The words of `normalized` (text through text.normalize()); with `readings`, each
+    word's form is its reading key instead ("" for a word without one)."""
     long: list[Word] = []
     short: list[Word] = []
+    inner: list[Word] = []
     split = False
     tokenizer = _tokenizer()
     for offset, piece in _pieces(normalized):
-        for morpheme, (form, _token, parts) in _entries(tokenizer.tokenize(piece)):
+        for morpheme, (form, _, parts, reading, within, _) in _entries(tokenizer.tokenize(piece)):
             start = offset + morpheme.begin()
-            word = Word(form, start, offset + morpheme.end())
+            word = Word(reading[1:] if readings else form, start, offset + morpheme.end())
             long.append(word)
             if parts is None:
                 short.append(word)
             else:
                 split = True
                 short.extend(
-                    Word(part, start + first, start + last) for part, _, first, last in parts
+                    Word(part_reading[1:] if readings else part, start + first, start + last)
+                    for part, _, first, last, part_reading in parts
                 )
-    return Words(long=tuple(long), short=tuple(short) if split else None)
+            if readings:
+                inner.extend(
+                    Word(found[1:], start + first, start + last) for found, first, last in within
+                )
+    return Words(long=tuple(long), short=tuple(short) if split else None, inner=tuple(inner))
 
 
 Span = tuple[int, int]
@@ -188,16 +329,26 @@ def find_words(normalized: str, wanted: list[tuple[tuple[str, ...], ...]]) -> li
     return [_sequences_in(runs, sequences) for sequences in wanted]
 
 
+def find_readings(normalized: str, wanted: list[tuple[tuple[str, ...], ...]]) -> list[list[Span]]:
+    """find_words for reading keys (a term's reading sequences, unmarked): where the
+    text's words read as the term (串カツ for くしかつ)."""
+    if not wanted:
+        return []
+    found = analyse(normalized, readings=True)
+    runs = (*found.runs(), found.inner)
+    return [_sequences_in(runs, sequences) for sequences in wanted]
+
+
 def _find_single_words(normalized: str, wanted: list[set[str]]) -> list[list[Span]]:
     found: list[set[Span]] = [set() for _ in wanted]
     tokenizer = _tokenizer()
     for offset, piece in _pieces(normalized):
-        for morpheme, (form, _token, parts) in _entries(tokenizer.tokenize(piece)):
+        for morpheme, (form, _, parts, _, _, _) in _entries(tokenizer.tokenize(piece)):
             start = offset + morpheme.begin()
             for forms, spans in zip(wanted, found, strict=True):
                 if form in forms:
                     spans.add((start, offset + morpheme.end()))
-                for part, _, first, last in parts or ():
+                for part, _, first, last, _ in parts or ():
                     if part in forms:
                         spans.add((start + first, start + last))
     return [sorted(spans) for spans in found]
@@ -208,7 +359,8 @@ def _sequences_in(
 ) -> list[Span]:
     found = set()
     for run in runs:
-        forms = [word.form for word in run]
+        forms = [word.form for word in run if word.form]
+        run = tuple(word for word in run if word.form)
         for sequence in sequences:
             size = len(sequence)
             for first in range(len(forms) - size + 1):
@@ -247,27 +399,77 @@ def word_sequences(normalized: str) -> tuple[tuple[str, ...], ...]:
     return tuple(runs)
 
 
-def index_words(normalized: str) -> str:
-    """The word tokens of a column: the long units, then STREAM_BREAK and the short
-    units when they differ, each followed by a space; "" for text without words. The
-    index's fast path: no Word objects, no offsets."""
+def reading_sequences(normalized: str) -> tuple[tuple[str, ...], ...]:
+    """The reading keys of the words of a query's term, as long units and (when
+    different) short units; words without a reading (particles, Latin) left out, as the
+    index leaves them out."""
+    runs = []
+    for run in analyse(normalized, readings=True).runs():
+        keys = tuple(word.form for word in run if word.form)
+        if keys and keys not in runs:
+            runs.append(keys)
+    return tuple(runs)
+
+
+def index_words(normalized: str) -> tuple[str, str]:
+    """The word tokens of a column and its reading tokens: each the long units, then
+    STREAM_BREAK and the short units when they differ, each followed by a space; "" for
+    text without words (or readings). The index's fast path: no Word objects, no
+    offsets, the text analysed once for both."""
     long: list[str] = []
     short: list[str] = []
+    long_read: list[str] = []
+    short_read: list[str] = []
+    inner: list[str] = []
     split = False
     tokenizer = _tokenizer()
+    cache: dict[int, _Entry] = _local.__dict__.setdefault("entries", {})
+    if len(cache) > CACHED_WORDS:
+        cache.clear()
     for _offset, piece in _pieces(normalized):
-        for _morpheme, (_form, token, parts) in _entries(tokenizer.tokenize(piece)):
+        # _entries, inlined: this loop runs for every word the index is built from
+        for morpheme in tokenizer.tokenize(piece):
+            if morpheme.is_oov():
+                entry = _entry(morpheme)
+            else:
+                word_id = morpheme.word_id()
+                found = cache.get(word_id)
+                if found is None:
+                    found = cache[word_id] = _entry(morpheme)
+                entry = found
+            if entry is _SKIP:
+                continue
+            _form, token, parts, _reading, within, indexed = entry
             long.append(token)
+            if indexed:
+                long_read.append(indexed)
+                if within:
+                    inner.extend(found[0] for found in within)
             if parts is None:
                 short.append(token)
             else:
                 split = True
                 short.extend(part[1] for part in parts)
+                if indexed[:1] == READING_MARK:
+                    # its short units with kanji: words read whole, after the long ones
+                    short_read.extend(part[4] for part in parts if part[4] and part[4] != indexed)
+    readings = _column(long_read, short_read, bool(short_read))
+    if inner:
+        readings += INNER_BREAK + " " + " ".join(inner) + " "
+    return _column(long, short, split), readings
+
+
+def _column(long: list[str], short: list[str], split: bool) -> str:
+    """Tokens as a column holds them: the long units, then (`split`) the short ones."""
     if not long:
         return ""
     if split:
-        long.append(STREAM_BREAK)
-        long.extend(short)
+        long = [*long, STREAM_BREAK, *short]
     # Every token, the last one too, is followed by a space: a scan finds a word by
     # instr(column, mark + form + " ") without building a padded copy of each row.
     return " ".join(long) + " "
+
+
+def spoken(text: str) -> str:
+    """How the analyser reads `text`, in katakana (its words' `reading_form` in a row)."""
+    return "".join(morpheme.reading_form() for morpheme in _tokenizer().tokenize(text))

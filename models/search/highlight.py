@@ -5,7 +5,8 @@ whether they occur at all.
 Matching runs on the normalised text (text.normalize) and maps each span back to the
 characters of the stored text (text.normalized_with_map), whatever form they are written
 in. A term with words (analysis.py) is marked where the text holds those words, so 京都
-is marked in 京都に and not in 東京都; Latin terms only as whole words.
+is marked in 京都に and not in 東京都; Latin terms only as whole words. A term with
+readings is marked where the text's words read as it, too (串カツ for くしかつ).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import functools
 import html
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from models.search.analysis import STREAM_BREAK, WORD_MARK, find_words
+from models.search.analysis import STREAM_BREAK, WORD_MARK, find_readings, find_words
 from models.search.text import CJK_RUN, WORD_CHAR, Term, normalize, normalized_with_map
 
 
@@ -52,21 +54,38 @@ def _whole_word(text: str, start: int, end: int) -> bool:
     return not before and WORD_CHAR.match(text, end) is None
 
 
-def match_spans(text: str, terms: list[Term], indexed: str | None = None) -> list[tuple[int, int]]:
+class Indexed(NamedTuple):
+    """A text's token columns in the index, when the caller read them: its words and its
+    readings (analysis.index_words)."""
+
+    words: str
+    readings: str
+
+
+def match_spans(
+    text: str, terms: list[Term], indexed: Indexed | None = None
+) -> list[tuple[int, int]]:
     """Spans of `text` (original indices) where any term occurs: a term that has words
     where the text holds them as words (京都 in 京都に, not in 東京都; シミュレーション in
     シュミレーション), its characters elsewhere; Latin terms only as whole words.
 
-    `indexed`: the text's token column in the index, when the caller read it; it tells
-    when the characters are the words without analysing the text again (_chars_suffice)."""
+    `indexed`: the text's token columns in the index, when the caller read them; they tell
+    when the characters are the words without analysing the text again (_chars_suffice),
+    and whether the text reads as a term at all (_may_read)."""
     normalized, where = normalized_with_map(text)
+    words_column = indexed.words if indexed is not None else None
     worded = [
-        term for term in terms if term.words and not _chars_suffice(term, normalized, indexed)
+        term for term in terms if term.words and not _chars_suffice(term, normalized, words_column)
     ]
     words = dict(zip(worded, find_words(normalized, [t.forms for t in worded]), strict=True))
+    read = [term for term in terms if term.readings and _may_read(term, normalized, indexed)]
+    readings = find_readings(normalized, [term.reading_keys for term in read])
     spans = []
-    for term in terms:
-        for start, end in words.get(term) or _term_matches(normalized, term):
+    found: list[list[tuple[int, int]]] = [
+        [*(words.get(term) or _term_matches(normalized, term))] for term in terms
+    ]
+    for run in [*found, *readings]:
+        for start, end in run:
             if end > start:
                 spans.append((where[start][0], where[end - 1][1]))
     spans.sort()
@@ -77,6 +96,23 @@ def match_spans(text: str, terms: list[Term], indexed: str | None = None) -> lis
         else:
             merged.append((start, end))
     return merged
+
+
+def _may_read(term: Term, normalized: str, indexed: Indexed | None) -> bool:
+    """Whether the text may hold a word that reads as the term, so that it is worth
+    analysing: its reading column holds one of the term's readings; without the column,
+    it is not plain ASCII (English text never reads as a Japanese word)."""
+    if indexed is None:
+        return not normalized.isascii()
+    padded = " " + indexed.readings.replace(" ", "  ") + " "
+    if any((" " + "  ".join(run) + " ") in padded for run in term.reading_tokens):
+        return True
+    return any("".join(_spelt(spelt)) in normalized for spelt in term.spellings)
+
+
+def _spelt(pairs: tuple[str, ...]) -> list[str]:
+    """The characters a spelling's pairs (text.tokens) stand for."""
+    return [pairs[0], *(pair[-1] for pair in pairs[1:])]
 
 
 def _chars_suffice(term: Term, normalized: str, indexed: str | None) -> bool:
@@ -104,12 +140,13 @@ def matches(text: str, terms: list[Term]) -> bool:
     if any(next(_term_matches(normalized, term), None) for term in terms):
         return True
     worded = [term for term in terms if term.words]
-    if not worded:
-        return False
-    return any(find_words(normalized, [term.forms for term in worded]))
+    if worded and any(find_words(normalized, [term.forms for term in worded])):
+        return True
+    read = [term for term in terms if term.readings]
+    return any(find_readings(normalized, [term.reading_keys for term in read]))
 
 
-def highlight(text: str, terms: list[Term], indexed: str | None = None) -> str:
+def highlight(text: str, terms: list[Term], indexed: Indexed | None = None) -> str:
     """`text` HTML-escaped, with <mark> around every match (`indexed`: match_spans)."""
     out, cursor = [], 0
     for start, end in match_spans(text, terms, indexed):
@@ -120,7 +157,7 @@ def highlight(text: str, terms: list[Term], indexed: str | None = None) -> str:
     return "".join(out)
 
 
-def crop(text: str, terms: list[Term], width: int = 80, indexed: str | None = None) -> str:
+def crop(text: str, terms: list[Term], width: int = 80, indexed: Indexed | None = None) -> str:
     """A window of about `width` characters around the first match (whole text if short;
     `indexed`: match_spans)."""
     if len(text) <= width:

@@ -15,6 +15,20 @@ dictionary's normalised forms of its searchable fields' words (`textWords`, `tit
 `descriptionWords`, from analysis.py), searchable after the fields as written, and a query
 term whose forms differ from how it was typed is sent as its forms (meili_request).
 
+Japanese is also found by reading (issue 46): おおさか or osaka finds 大阪. Each document
+carries the reading keys of its searchable fields' words (`titleReading`, `textReading`,
+`descriptionReading`: katakana keys, readings.py, as the embedded index holds them),
+searchable after the word fields. A query term with readings (kana, romaji, kanji with
+kana) is, beside itself as written, an alternative for each reading sequence, as if ORed:
+each its own branch, whose q holds the reading keys (a phrase when several) and the
+term's anchors as words, and which searches the reading fields too. Its federation weight
+is READING_WEIGHT (1e-3), ROMAJI_WEIGHT (1e-6) for romaji, so every match as written ranks
+before every match by reading, as on the embedded engine; the highlights of such a query
+are ours (highlight.py marks the kanji that read so, where Meilisearch would mark the
+reading field). An excluded term is excluded by its readings too, on every branch. A
+query whose readings would make more than MAX_BRANCHES branches keeps each term's first
+reading only, else none (meili_request.plan_query).
+
 A search sends the query language (query.py) as the requests meili_request.py builds (the
 `q` of each branch, its filters) and answers with the hits meili_answer.py builds. What a
 search costs is decided here:
@@ -69,7 +83,7 @@ from meilisearch.errors import (
 from meilisearch.index import Index
 from meilisearch.models.task import TaskInfo
 
-from models.search.analysis import analyse
+from models.search.analysis import KANA_MARK, READING_MARK, WORD_MARK, index_words
 from models.search.base import (
     DEFAULT_TIME_BUDGET_MS,
     INDEX_NAME,
@@ -93,6 +107,7 @@ from models.search.meili_fields import (
     POST_TAG,
     PRE_TAG,
     QUERY_FILTERS,
+    READING_FIELDS,
     SEARCHABLE_ATTRIBUTES,
     WORD_FIELDS,
     equals,
@@ -540,14 +555,14 @@ class MeilisearchEngine:
                 found = self._scanned(client(), query, plan, meaning)
                 first = (query.page - 1) * query.per_page
                 raws, total = found[first : first + query.per_page], len(found)
-            elif plan.federated or (meaning is not None and meaning.mixed):
+            elif _federates(plan, meaning):
                 response = self._federated(client(), query, plan, meaning)
                 raws, total = response["hits"], response.get("estimatedTotalHits", 0)
             else:
                 response = self._search(client(), query, plan, meaning)
                 raws, total = response["hits"], response.get("totalHits", 0)
         semantic_applied = meaning is not None
-        own = not plan.read.simple
+        own = not plan.read.simple or plan.by_reading
         terms = plan.read.terms
         hits = [hit for raw in raws if (hit := build_hit(raw, targets, terms, own=own))]
         return SearchResults(total_hits=total, hits=hits, semantic_applied=semantic_applied)
@@ -616,7 +631,7 @@ class MeilisearchEngine:
     ) -> dict[str, Any]:
         """The answer of a query of one branch, paged by number: by keywords, or by
         meaning alone."""
-        params = {**search_params(query, plan.read), **(extra or {})}
+        params = {**search_params(query, plan.read, plan.kinds(0)), **(extra or {})}
         if meaning is not None and meaning.alone:
             if meaning.finds_nothing:
                 return {"hits": [], "totalHits": 0}
@@ -639,11 +654,13 @@ class MeilisearchEngine:
         self, query: SearchQuery, plan: QueryPlan, meaning: Meaning | None, **extra: Any
     ) -> list[dict[str, Any]]:
         """The queries of a federation: _bodies, each with its weight for the federation
-        to merge by when keywords and meaning both rank."""
+        to merge by when keywords and meaning both rank, or some branch finds by reading."""
         bodies = self._bodies(query, plan, meaning, **extra)
-        if meaning is None or not meaning.mixed:
+        if not plan.by_reading and (meaning is None or not meaning.mixed):
             return bodies
         weights = branch_weights(plan, meaning)
+        if meaning is not None and meaning.finds_nothing:
+            weights = weights[:-1]  # no branch by meaning is asked
         return [
             {**body, "federationOptions": {"weight": weight}}
             for body, weight in zip(bodies, weights, strict=True)
@@ -707,7 +724,7 @@ class MeilisearchEngine:
             if plan.scanned:
                 found = self._scanned(client(), query, plan, meaning)
                 return videos_of_scan(found, query, targets, plan.read.terms, semantic_applied)
-            if plan.federated or (meaning is not None and meaning.mixed):
+            if _federates(plan, meaning):
                 best, total = self._federated_videos(client, query, plan, meaning)
             else:
                 extra = {"distinct": "videoId", "showRankingScore": True}
@@ -718,7 +735,7 @@ class MeilisearchEngine:
             queries = video_queries(query, plan, ids, meaning)
             found = client().multi_search(queries)["results"] if queries else []
         answers = per_video(found, len(ids), branch_weights(plan, meaning))
-        own = not plan.read.simple
+        own = not plan.read.simple or plan.by_reading
         videos = [
             build_video(raw, subtitles, meta, targets, plan.read.terms, own=own)
             for raw, (subtitles, meta) in zip(best, answers, strict=True)
@@ -831,17 +848,43 @@ def json_vector(vector: npt.NDArray[np.float32]) -> list[float]:
 
 
 def _searchable(field: str, value: Any) -> dict[str, Any]:
-    """A searchable field as stored, cleaned, with the field of its words."""
+    """A searchable field as stored, cleaned, with the fields of its words and of their
+    readings."""
     cleaned = _clean(value)
-    return {field: cleaned, WORD_FIELDS[field]: word_forms(cleaned or "")}
+    forms, readings = words_and_readings(cleaned or "")
+    return {field: cleaned, WORD_FIELDS[field]: forms, READING_FIELDS[field]: readings}
 
 
 def word_forms(text: str) -> str:
     """The normalised forms of the words of `text`, space-separated: the long units, then
     the short units when some long unit splits (東京国際空港 東京 国際 空港), so a query's
     word meets a document's whatever its spelling and whichever unit it is."""
-    found = analyse(normalize(text))
-    return " ".join(word.form for run in found.runs() for word in run)
+    return words_and_readings(text)[0]
+
+
+def word_readings(text: str) -> str:
+    """The reading keys of the words of `text` (readings.reading_key), space-separated as
+    word_forms has the forms, words without a reading (Latin, digits, particles,
+    auxiliaries) left out: 大阪の串カツ reads オサカ クシカツ (and カツ, a word inside 串カツ),
+    so a term in kana or romaji meets the kanji that read so."""
+    return words_and_readings(text)[1]
+
+
+def words_and_readings(text: str) -> tuple[str, str]:
+    """word_forms and word_readings of `text`, from one pass of the analyser (the
+    embedded index's columns, analysis.index_words, without their marks)."""
+    forms, readings = index_words(normalize(text))
+    return _unmarked(forms), _unmarked(readings)
+
+
+def _unmarked(column: str) -> str:
+    """A column of analysis.index_words as space-separated words: each word or reading
+    token without its mark, the breaks between its runs (long units, short units, ...)
+    left out."""
+    return " ".join(token[1:] for token in column.split(" ") if token[:1] in _MARKS)
+
+
+_MARKS = (WORD_MARK, READING_MARK, KANA_MARK)
 
 
 # Fields every document of a video carries alike, IndexedVideo attribute -> index field.
@@ -893,6 +936,15 @@ class _Tally:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+
+def _federates(plan: QueryPlan, meaning: Meaning | None) -> bool:
+    """Whether a search asks several queries merged by a federation: several keyword
+    branches (OR, readings) unless meaning alone ranks (no keyword branch is asked), or
+    keywords and meaning both."""
+    if meaning is not None and meaning.alone:
+        return False
+    return plan.federated or (meaning is not None and meaning.mixed)
 
 
 def _declared_embedder(settings: Mapping[str, Any]) -> dict[str, Any] | None:

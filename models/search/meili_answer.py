@@ -23,7 +23,7 @@ from models.search.base import (
 )
 from models.search.highlight import crop, matches
 from models.search.highlight import highlight as highlight_terms
-from models.search.meili_fields import POST_TAG, PRE_TAG, WORD_FIELDS
+from models.search.meili_fields import POST_TAG, PRE_TAG, READING_FIELDS, WORD_FIELDS
 from models.search.meili_request import MOMENT_CANDIDATES
 from models.search.moments import merge_overlapping
 from models.search.text import Term
@@ -100,7 +100,7 @@ def build_video(
         channel_title=best.get("channelTitle", ""),
         published_at=best.get("publishedAt", ""),
         thumbnail_url=best.get("thumbnailUrl"),
-        score=float(best.get("_rankingScore", 0.0)),
+        score=_score(best),
         moments=moments,
         matched_in=tuple(matched),
     )
@@ -149,6 +149,15 @@ def highlight(formatted: str) -> str:
     return html.escape(formatted).replace(PRE_TAG, "<mark>").replace(POST_TAG, "</mark>")
 
 
+def _score(best: Mapping[str, Any]) -> float:
+    """A video's score: its best document's ranking score, weighted as a federation merged
+    it when it did (a match by reading, READING_WEIGHT, scores below one as written)."""
+    federation = best.get("_federation")
+    if isinstance(federation, Mapping) and "weightedRankingScore" in federation:
+        return float(federation["weightedRankingScore"])
+    return float(best.get("_rankingScore", 0.0))
+
+
 def _positions(raw: Mapping[str, Any], terms: list[Term], *, own: bool) -> Mapping[str, Any]:
     """A video document's `_matchesPosition`; with `own`, the title and description our
     own matching finds the terms in as well (Meilisearch reports the matches of one
@@ -178,6 +187,6 @@ def _video_field(positions: Mapping[str, Any], targets: tuple[str, ...]) -> str:
 
 
 def _matched(positions: Mapping[str, Any], field: str) -> bool:
-    """Whether a hit's `_matchesPosition` has a match in `field`, as written or through
-    its words."""
-    return field in positions or WORD_FIELDS[field] in positions
+    """Whether a hit's `_matchesPosition` has a match in `field`, as written, through
+    its words or by their readings."""
+    return any(name in positions for name in (field, WORD_FIELDS[field], READING_FIELDS[field]))

@@ -9,9 +9,21 @@ from datetime import UTC, datetime
 SURFACE_FIELDS = ["title", "text", "description"]
 # Searchable field -> the field holding the normalised forms of its words (word_forms).
 WORD_FIELDS = {"title": "titleWords", "text": "textWords", "description": "descriptionWords"}
+# Searchable field -> the field holding the reading keys of its words (word_readings): a
+# term in kana or romaji finds the kanji that read so (issue 46).
+READING_FIELDS = {
+    "title": "titleReading",
+    "text": "textReading",
+    "description": "descriptionReading",
+}
 # The fields as written come first: the ranking rule `attribute` then puts a match of what
-# was said before a match through a spelling variant only.
-SEARCHABLE_ATTRIBUTES = [*SURFACE_FIELDS, *(WORD_FIELDS[field] for field in SURFACE_FIELDS)]
+# was said before a match through a spelling variant only, and that before a match by
+# reading (only the queries of a branch by reading search the reading fields).
+SEARCHABLE_ATTRIBUTES = [
+    *SURFACE_FIELDS,
+    *(WORD_FIELDS[field] for field in SURFACE_FIELDS),
+    *(READING_FIELDS[field] for field in SURFACE_FIELDS),
+]
 # What the query language's filters read (meili_request.filter_clauses), on every document.
 QUERY_FILTERS = [
     "publishedAtTs",

@@ -18,22 +18,35 @@ The query language is sent as Meilisearch 1.13 reads `q`, never as typed:
 - OR: q has none. Each combination of one alternative per group is a branch with its own
   q (plan_query), asked as one query of a multi-search;
 - a branch of several prefix terms: one q holds one prefix only, so its q keeps the last
-  and the others are checked on its hits (QueryPlan.holds).
+  and the others are checked on its hits (QueryPlan.holds);
+- readings (issue 46): a term with readings (Term.readings: kana, romaji, kanji with kana)
+  is, beside itself as written, one alternative per reading sequence, as if ORed: its
+  reading keys (a phrase when several) and its anchors' forms as plain words, in a branch
+  that also searches the reading fields (meili_fields.READING_FIELDS), weighted far below
+  the branches as written (READING_WEIGHT, ROMAJI_WEIGHT). The branches as written come
+  first, and are what they were without readings. An excluded term is excluded by its
+  readings too (not one with anchors: a q cannot exclude two conditions together), so
+  then every branch searches the reading fields. Readings never make a query more than
+  MAX_BRANCHES branches: its terms keep their first reading only, else none.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from models.search.analysis import WORD_MARK
 from models.search.base import INDEX_NAME, MOMENTS_PER_VIDEO, SearchQuery
+from models.search.bounds import MAX_BRANCHES
 from models.search.highlight import matches
 from models.search.meili_fields import (
     POST_TAG,
     PRE_TAG,
+    READING_FIELDS,
     SEARCHABLE_ATTRIBUTES,
     WORD_FIELDS,
     equals,
@@ -59,18 +72,43 @@ CROP_LENGTH = 40  # words of a description shown around its match
 # words twice and fold into one moment, so a few more than the moments shown.
 MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
 
+# The weight of a branch by reading in a federation, which merges hits by ranking score
+# times weight: a ranking score is at most 1 and a match as written scores far above
+# 1e-3, so every match as written ranks before every match by reading (embedded/scoring.py
+# ranks them so), and a kana reading before a romaji one (osaka, ramen: an English word
+# as written first, then what reads so).
+READING_WEIGHT = 1e-3
+ROMAJI_WEIGHT = 1e-6
+
+# The kinds of field a branch searches: as written, their words (meili_fields.WORD_FIELDS)
+# and their readings (READING_FIELDS).
+SURFACE, WORDS, READINGS = "surface", "words", "readings"
+WRITTEN: frozenset[str] = frozenset({SURFACE, WORDS})
+
 Branch = tuple[Term, ...]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One alternative of a group in a branch: a term as written (`reading` None) or by
+    its reading sequence number `reading` (Term.readings)."""
+
+    term: Term
+    reading: int | None = None
 
 
 @dataclass(frozen=True)
 class QueryPlan:
     """A query as sent to Meilisearch: the parsed query, the `q` of each branch, and for
     each branch the prefix terms its q leaves out, checked here on its hits (a q holds
-    one prefix: its last word)."""
+    one prefix: its last word); the kinds of field each branch searches and its weight
+    (below 1 for a branch by reading)."""
 
     read: Query
     qs: tuple[str, ...]
     checked: tuple[Branch, ...]
+    searched: tuple[frozenset[str], ...] = ()
+    tiers: tuple[float, ...] = ()
 
     @property
     def federated(self) -> bool:
@@ -79,6 +117,18 @@ class QueryPlan:
     @property
     def scanned(self) -> bool:
         return any(self.checked)
+
+    @property
+    def by_reading(self) -> bool:
+        """Whether some branch finds by reading: Meilisearch then marks the reading
+        fields' keys, not the words of the text that read so, so highlights are ours."""
+        return any(tier < 1.0 for tier in self.tiers)
+
+    def kinds(self, branch: int) -> frozenset[str]:
+        return self.searched[branch] if self.searched else WRITTEN
+
+    def tier(self, branch: int) -> float:
+        return self.tiers[branch] if self.tiers else 1.0
 
     def holds(self, branch: int, hit: Mapping[str, Any], fields: list[str]) -> bool:
         """Whether a hit of `branch` holds a word starting with each prefix its q left
@@ -91,22 +141,76 @@ class QueryPlan:
 
 
 def plan_query(read: Query) -> QueryPlan:
-    """The plan of a query read (SearchQuery.read)."""
-    branches = list(itertools.product(*read.groups))
-    checked = tuple(tuple(t for t in branch if t.prefix)[:-1] for branch in branches)
+    """The plan of a query read (SearchQuery.read): the branches as written first, in the
+    order of the groups' combinations, then those by reading (at most MAX_BRANCHES)."""
+    choices = _choices(read.groups)
+    branches = sorted(
+        itertools.product(*choices), key=lambda branch: any(c.reading is not None for c in branch)
+    )
+    checked = tuple(tuple(c.term for c in branch if c.term.prefix)[:-1] for branch in branches)
     qs = tuple(branch_q(branch, read.excluded) for branch in branches)
-    return QueryPlan(read=read, qs=qs, checked=checked)
+    excluded_by_reading = any(_excluded_readings(term) for term in read.excluded)
+    searched = tuple(_searched(branch, excluded_by_reading) for branch in branches)
+    tiers = tuple(_tier(branch) for branch in branches)
+    return QueryPlan(read=read, qs=qs, checked=checked, searched=searched, tiers=tiers)
 
 
-def branch_q(branch: Branch, excluded: tuple[Term, ...]) -> str:
+def _choices(groups: Sequence[Sequence[Term]]) -> list[list[Choice]]:
+    """Each group's alternatives: its terms as written, then by each of their readings;
+    by their first reading only when all of them would make more than MAX_BRANCHES
+    branches, and as written only when even that would."""
+    for most in (None, 1, 0):
+        choices = [
+            [
+                alternative
+                for term in group
+                for alternative in (
+                    Choice(term),
+                    *(Choice(term, n) for n in range(len(term.readings))[:most]),
+                )
+            ]
+            for group in groups
+        ]
+        if math.prod(len(group) for group in choices) <= MAX_BRANCHES:
+            break
+    return choices
+
+
+def _searched(branch: Sequence[Choice], excluded_by_reading: bool) -> frozenset[str]:
+    """The kinds of field a branch searches: a branch as written its fields and their
+    words; one by reading the reading fields, with the words (anchors) and, when a term
+    of it is as written, the fields as written. An excluded term's readings are excluded
+    where the branch searches (Meilisearch's negative operator looks there only), so then
+    every branch searches the reading fields too."""
+    written = [c for c in branch if c.reading is None]
+    if len(written) == len(branch):
+        return WRITTEN | {READINGS} if excluded_by_reading else WRITTEN
+    return frozenset({READINGS, WORDS, *([SURFACE] if written else [])})
+
+
+def _tier(branch: Sequence[Choice]) -> float:
+    """A branch's weight: 1 as written; by reading, the lowest of its readings' tiers."""
+    tiers = [
+        ROMAJI_WEIGHT if c.term.romaji else READING_WEIGHT for c in branch if c.reading is not None
+    ]
+    return min(tiers, default=1.0)
+
+
+def branch_q(branch: Sequence[Term | Choice], excluded: tuple[Term, ...]) -> str:
     """The `q` of one branch: the excluded terms first, then the required ones in the
     order typed and a prefix term last (Meilisearch matches the last word of q as a prefix,
     and only it); with no prefix term, a Latin last word is quoted, as a phrase of one
     word is matched whole. A branch of several prefix terms keeps its last one; the
-    others are checked on its hits (QueryPlan.holds)."""
+    others are checked on its hits (QueryPlan.holds). A term by reading is its reading
+    keys and its anchors (_reading_q)."""
+    chosen = [c if isinstance(c, Choice) else Choice(c) for c in branch]
     parts = [part for term in excluded for part in _excluded_q(term)]
-    required = [_required_q(term) for term in branch if not term.prefix]
-    prefixes = [term for term in branch if term.prefix]
+    required = [
+        _required_q(c.term) if c.reading is None else _reading_q(c.term, c.reading)
+        for c in chosen
+        if not c.term.prefix
+    ]
+    prefixes = [c.term for c in chosen if c.term.prefix]
     if prefixes:
         required.append(prefixes[-1].text)
     elif required and not required[-1].endswith('"'):
@@ -132,16 +236,39 @@ def _required_q(term: Term) -> str:
     return " ".join(_forms(term) or [term.text])
 
 
+def _reading_q(term: Term, reading: int) -> str:
+    """A term by its reading sequence number `reading` as q holds it: its anchors' forms
+    as words (the words written in kanji alone a match by reading holds as well), then its
+    reading keys, which only the reading fields hold (katakana keys), as a phrase when
+    several."""
+    keys = " ".join(term.reading_keys[reading])
+    read = f'"{keys}"' if len(term.reading_keys[reading]) > 1 else keys
+    return " ".join([*(anchor[len(WORD_MARK) :] for anchor in term.anchors), read])
+
+
 def _excluded_q(term: Term) -> list[str]:
     """An excluded term as Meilisearch's negative operator: `-word` for one Latin word,
     else `-"..."` (its `-` excludes one word only, and Meilisearch may cut Japanese into
     several); and its words' normalised forms too when they differ, as a required term
-    is found by them."""
+    is found by them; and its readings (_excluded_readings)."""
     texts = [term.text]
     forms = _forms(term)
     if forms:
         texts.append(" ".join(forms))
-    return [f"-{text}" if ASCII_WORD.fullmatch(text) else f'-"{text}"' for text in texts]
+    texts.extend(_excluded_readings(term))
+    return [
+        f"-{text}" if ASCII_WORD.fullmatch(text) else f'-"{text}"'
+        for text in dict.fromkeys(texts)  # a katakana term may be its own reading
+    ]
+
+
+def _excluded_readings(term: Term) -> list[str]:
+    """The reading sequences an excluded term excludes, each as its keys: none for a
+    term with anchors, whose match by reading must hold its anchors too (q cannot
+    exclude two words together only), and so is excluded as written only."""
+    if term.anchors:
+        return []
+    return [" ".join(keys) for keys in term.reading_keys]
 
 
 def _forms(term: Term) -> list[str]:
@@ -177,9 +304,24 @@ def filter_clauses(filters: Filters) -> list[str]:
     return clauses
 
 
-def search_params(query: SearchQuery, read: Query) -> dict[str, Any]:
+def searched_on(query: SearchQuery, kinds: frozenset[str] = WRITTEN) -> list[str]:
+    """The fields a query of the kinds of field `kinds` searches (attributesToSearchOn):
+    those of the targets asked, in the order of the settings."""
+    targets = query.targets or tuple(TARGET_FIELDS)  # no target means everywhere
+    surfaces = {TARGET_FIELDS[t] for t in targets if t in TARGET_FIELDS}
+    wanted = set(surfaces) if SURFACE in kinds else set()
+    if WORDS in kinds:
+        wanted |= {WORD_FIELDS[field] for field in surfaces}
+    if READINGS in kinds:
+        wanted |= {READING_FIELDS[field] for field in surfaces}
+    return [f for f in SEARCHABLE_ATTRIBUTES if f in wanted]
+
+
+def search_params(
+    query: SearchQuery, read: Query, searched: frozenset[str] = WRITTEN
+) -> dict[str, Any]:
     """The search body, without `q` (the client adds it) and without what makes it one by
-    meaning (semantic_params)."""
+    meaning (semantic_params); searching the fields of the kinds `searched` (searched_on)."""
     targets = query.targets or tuple(TARGET_FIELDS)  # no target means everywhere
     unknown = set(targets) - set(TARGET_FIELDS)
     if unknown or query.sort not in SORT_RULES:
@@ -193,10 +335,8 @@ def search_params(query: SearchQuery, read: Query) -> dict[str, Any]:
         # search would still bring the other kind of document.
         clauses.append(equals("kind", kinds.pop()))
     clauses.extend(filter_clauses(read.filters))
-    wanted = {TARGET_FIELDS[t] for t in targets}
-    wanted |= {WORD_FIELDS[field] for field in wanted}
     params: dict[str, Any] = {
-        "attributesToSearchOn": [f for f in SEARCHABLE_ATTRIBUTES if f in wanted],
+        "attributesToSearchOn": searched_on(query, searched),
         "page": query.page,
         "hitsPerPage": query.per_page,  # page-based, so totalHits is exact
         "attributesToHighlight": list(HIGHLIGHTED_FIELDS),
@@ -222,7 +362,17 @@ def branch_queries(query: SearchQuery, plan: QueryPlan) -> list[dict[str, Any]]:
     base = search_params(query, plan.read)
     for paging in ("page", "hitsPerPage"):
         base.pop(paging)
-    return [{"indexUid": INDEX_NAME, "q": q, **base} for q in plan.qs]
+    return [
+        {"indexUid": INDEX_NAME, "q": q, **base, **_searching(query, plan, n)}
+        for n, q in enumerate(plan.qs)
+    ]
+
+
+def _searching(query: SearchQuery, plan: QueryPlan, branch: int) -> dict[str, Any]:
+    """What a branch's query changes of the search body: the fields it searches, when
+    they are not those of a branch as written."""
+    kinds = plan.kinds(branch)
+    return {} if kinds == WRITTEN else {"attributesToSearchOn": searched_on(query, kinds)}
 
 
 def video_queries(
@@ -254,14 +404,14 @@ def video_queries(
                 "filter": " AND ".join(clauses),
                 "limit": limit if wanted else 0,
             }
-            bodies = [{**asked, "q": q} for q in qs]
+            bodies = [{**asked, "q": q, **_searching(query, plan, n)} for n, q in enumerate(qs)]
             if meaning is not None:
                 # Its place is kept (per_video reads by place): asked for nothing, by keywords,
                 # where meaning brings nothing of this video.
                 meant = not meaning.finds_nothing and (
                     meaning.videos is None or video_id in meaning.videos
                 )
-                by_meaning = {**asked, "q": plan.qs[0]}
+                by_meaning = {**asked, "q": plan.qs[0], **_searching(query, plan, 0)}
                 bodies.append(meaning.body(by_meaning) if meant else {**by_meaning, "limit": 0})
             queries.extend(bodies)
     return queries
@@ -269,10 +419,12 @@ def video_queries(
 
 def branch_weights(plan: QueryPlan, meaning: Meaning | None) -> list[float]:
     """The weight of each branch's ranking scores, in the order asked: the keyword
-    branches' 1 − sr (1 without meaning; none when meaning alone ranks), then meaning's sr."""
+    branches' 1 − sr (1 without meaning; none when meaning alone ranks) times their tier
+    (1 as written, READING_WEIGHT or ROMAJI_WEIGHT by reading), then meaning's sr."""
+    tiers = [plan.tier(n) for n in range(len(plan.qs))]
     if meaning is None:
-        return [1.0] * len(plan.qs)
-    keywords = [] if meaning.alone else [round(1.0 - meaning.sr, 6)] * len(plan.qs)
+        return tiers
+    keywords = [] if meaning.alone else [round(1.0 - meaning.sr, 6) * tier for tier in tiers]
     return [*keywords, meaning.sr]
 
 

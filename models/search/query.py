@@ -406,7 +406,7 @@ class _Reader:
                     raise QueryError("short_prefix", token.raw, token.start + 1)
                 term = make_term(stem)
                 if term is not None and len(term.tokens) == 1:
-                    return replace(term, prefix=True, words=())
+                    return replace(term, prefix=True, words=(), readings=(), romaji=False)
             text = stem  # Japanese: found inside longer words already
         return make_term(text)
 

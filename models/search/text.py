@@ -19,11 +19,36 @@ map matches back to the characters of the stored text, whatever form they are wr
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from models.search.analysis import WORD_MARK, word_sequences
+from models.search.analysis import (
+    KANA_MARK,
+    READING_MARK,
+    WORD_MARK,
+    analyse,
+    reading_sequences,
+    spoken,
+    word_sequences,
+)
+from models.search.readings import (
+    KANA,
+    KANJI,
+    MIN_READING,
+    MIN_ROMAJI_READING,
+    hiragana,
+    is_kana,
+    other_scripts,
+    reading_key,
+    romaji_kana,
+    unmacroned,
+    voiced,
+    voiced_variants,
+)
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana (with ー)
@@ -172,6 +197,20 @@ class Term:
     prefix: bool = False
     # Typed in quotes ("a phrase"), rather than a bare word that punctuation cuts in parts.
     phrase: bool = False
+    # How it reads (marked reading keys of words in a row, analysis.py), for a term in kana,
+    # in romaji, or in kanji with kana (二度漬け): found by reading too, ranked below what
+    # was written (embedded/scoring.py). None for other terms.
+    readings: tuple[tuple[str, ...], ...] = ()
+    # Word tokens a match by reading must hold as well: a term's words written in kanji
+    # alone, so that 二度漬け finds 二度づけ but 公園で never finds 講演で.
+    anchors: tuple[str, ...] = ()
+    # Its readings come from romaji (osaka): ranked below a match by a kana reading, and
+    # looked for among the words in kana alone too (analysis.KANA_MARK).
+    romaji: bool = False
+    # Other spellings found as written, ranked as a match by reading: the other kana of a
+    # term in kana (おおさか, オオサカ), a term's words with kana written in kana (二度づけ),
+    # as their tokens (pairs).
+    spellings: tuple[tuple[str, ...], ...] = ()
 
     @property
     def needs_scan(self) -> bool:
@@ -183,7 +222,29 @@ class Term:
         """The word forms of `words`, unmarked."""
         return tuple(tuple(token[len(WORD_MARK) :] for token in run) for run in self.words)
 
+    @property
+    def reading_tokens(self) -> tuple[tuple[str, ...], ...]:
+        """The reading token sequences the embedded index is asked for: `readings`, and
+        for romaji the same keys among the words in kana alone (analysis.KANA_MARK)."""
+        if not self.romaji:
+            return self.readings
+        return self.readings + tuple(
+            tuple(KANA_MARK + token[len(READING_MARK) :] for token in run) for run in self.readings
+        )
 
+    @property
+    def reading_keys(self) -> tuple[tuple[str, ...], ...]:
+        """The reading keys of `readings`, unmarked."""
+        return tuple(tuple(token[len(READING_MARK) :] for token in run) for run in self.readings)
+
+
+# Terms kept once read (a Term is immutable): searches repeat their words, and reading a
+# term in kana or kanji with kana asks the analyser several times (words, readings,
+# spellings), about 0.3 ms a term.
+TERMS_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=TERMS_KEPT)
 def make_term(raw: str) -> Term | None:
     """The term of a part of a query (a bare word or a phrase's inside); None when it
     holds nothing to search."""
@@ -194,7 +255,103 @@ def make_term(raw: str) -> Term | None:
     words: tuple[tuple[str, ...], ...] = ()
     if not normalized.isascii():
         words = tuple(tuple(WORD_MARK + form for form in run) for run in word_sequences(normalized))
-    return Term(text=" ".join(_surface_parts(normalized)), tokens=tuple(parts), words=words)
+    read = _readings(normalized)
+    return Term(
+        text=" ".join(_surface_parts(normalized)),
+        tokens=tuple(parts),
+        words=words,
+        readings=tuple(tuple(READING_MARK + key for key in run) for run in read.readings),
+        anchors=read.anchors,
+        romaji=read.romaji,
+        spellings=tuple(tuple(tokens(spelt)) for spelt in read.spellings),
+    )
+
+
+# The most reading sequences a term is looked for by (its spellings and rendaku variants).
+MAX_READINGS = 8
+KANJI_ONLY = re.compile(f"(?:{KANJI.pattern})+")
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What a term is found by beside what it is: Term's `readings` (unmarked keys),
+    `anchors`, `romaji` and `spellings`."""
+
+    readings: tuple[tuple[str, ...], ...] = ()
+    anchors: tuple[str, ...] = ()
+    romaji: bool = False
+    spellings: tuple[str, ...] = ()
+
+
+def _readings(normalized: str) -> _Read:
+    """How a term is found by reading: for kana, romaji, or kanji written with kana beside
+    words in kanji alone; nothing for the rest (a term in kanji alone never finds its
+    homophones; one like たこ焼き meets its spellings through the dictionary's forms)."""
+    if normalized.isascii() or unmacroned(normalized).isascii():
+        parts = [romaji_kana(part) for part in normalized.split()]
+        if not parts or any(part is None for part in parts):
+            return _Read()
+        kana = " ".join(part for part in parts if part)
+        if len(reading_key(kana.replace(" ", ""))) < MIN_ROMAJI_READING:
+            return _Read()
+        return _Read(_kana_sequences(kana), romaji=True)
+    if is_kana(normalized):
+        if len(reading_key(normalized.replace(" ", ""))) < MIN_READING:
+            return _Read()
+        return _Read(_kana_sequences(normalized), spellings=other_scripts(normalized))
+    if not (KANJI.search(normalized) and KANA.search(normalized)):
+        return _Read()
+    words = analyse(normalized).long
+    anchors = tuple(
+        dict.fromkeys(
+            WORD_MARK + word.form
+            for word in words
+            if KANJI_ONLY.fullmatch(normalized[word.start : word.end])
+        )
+    )
+    sequences = reading_sequences(normalized)
+    if not anchors or not sequences:
+        return _Read()
+    return _Read(_variants(sequences), anchors, spellings=_okurigana(normalized))
+
+
+def _okurigana(normalized: str) -> tuple[str, ...]:
+    """A term in kanji with kana written with its words in kanji and kana in kana (二度漬け
+    as 二度つけ and, rendaku, 二度づけ): how a caption may write it, found as written."""
+    found = analyse(normalized)
+    read = analyse(normalized, readings=True)
+    choices: list[list[str]] = []
+    for place, (word, reading) in enumerate(zip(found.long, read.long, strict=True)):
+        surface = normalized[word.start : word.end]
+        if KANJI_ONLY.fullmatch(surface) or not KANJI.search(surface) or not reading.form:
+            choices.append([surface])
+            continue
+        spelt = hiragana(spoken(surface))
+        choices.append([spelt, *([voiced(spelt)] if place else [])])
+    spellings = ("".join(choice) for choice in itertools.product(*choices))
+    return tuple(dict.fromkeys(s for s in spellings if s != normalized))[:MAX_READINGS]
+
+
+def _kana_sequences(kana: str) -> tuple[tuple[str, ...], ...]:
+    """A kana term's readings: each part whole (one word reads くしかつ), and the words
+    the analyser cuts it into (奈良 公園 for ならこうえん) when none is a lone kana (kana
+    cut into such pieces, おさ か, are guesses that would find far too much; a cut that
+    drops a particle no longer spells the term)."""
+    whole = tuple(reading_key(part) for part in kana.split())
+    cut = [
+        run
+        for run in reading_sequences(kana)
+        if all(len(key) > 1 for key in run) and "".join(run) == "".join(whole)
+    ]
+    return tuple(dict.fromkeys(run for run in (whole, *cut) if all(run)))[:MAX_READINGS]
+
+
+def _variants(sequences: Iterable[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    found: dict[tuple[str, ...], None] = {}
+    for sequence in sequences:
+        if sequence and all(sequence):
+            found.update(dict.fromkeys(voiced_variants(sequence, MAX_READINGS)))
+    return tuple(found)[:MAX_READINGS]
 
 
 def _surface_parts(normalized: str) -> list[str]:

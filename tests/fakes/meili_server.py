@@ -11,7 +11,8 @@ nothing follows it; `matchingStrategy` `last` (the default: all words, then fewe
 end) or `all`. Matching is deliberately simple: case-insensitive, a Latin word whole (a
 prefix: the words it starts), Japanese anywhere inside a run of kana and kanji (Meilisearch
 cuts those into words; the fake does not), a phrase's words one after the other, in any
-field searched on (the word fields too); a document holding an excluded word or phrase is
+field searched on (the word and reading fields too: a reading field's katakana keys are
+words like any); a document holding an excluded word or phrase is
 left out. Every match of a required word is highlighted in the fields asked (a prefix's
 letters only), and positions are given for every field (as for displayed fields).
 Documents come in the order stored, the ranking score given by that order; `distinct`

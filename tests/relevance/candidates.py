@@ -13,6 +13,9 @@ Videos listed in the judgements that are not text candidates are printed too.
     python3 tests/relevance/candidates.py --check         # validate the set, exit 1 on a fault
 
 A no_answer query lists no relevant video: every candidate it has is a near miss to read.
+A reading query (kana or romaji for a word the corpus writes in kanji, or another
+okurigana) names in "reads" the spellings it reads as; they are searched like variants,
+since the query's own characters are seldom in the text.
 
 Standard library only.
 """
@@ -43,9 +46,13 @@ CLASSES = {
     "paraphrase": 8,
     "cross_language": 40,
     "no_answer": 20,
+    "reading": 28,
 }
 # The class that asks for what no video holds: its queries list no relevant video.
 NO_ANSWER = "no_answer"
+# The class that asks by reading (issue 46): each query names in "reads" the spellings it
+# reads as (京都 for きょうと), which candidates() searches beside the query.
+READING = "reading"
 REQUIRED = ("channelId", "title", "description", "durationSeconds", "publishedAt", "subtitles")
 VIDEO_ID = re.compile(r"^[A-Za-z0-9_-]{11}$")
 CHANNEL_ID = re.compile(r"^UC[A-Za-z0-9_-]{22}$")
@@ -98,7 +105,7 @@ def fields(video: dict) -> dict[str, str]:
 
 def candidates(query: dict, videos: dict[str, dict]) -> dict[str, dict]:
     words = [norm(w) for w in terms(query)]
-    alts = [norm(v) for v in query.get("variants", [])]
+    alts = [norm(v) for v in [*query.get("variants", []), *query.get("reads", [])]]
     found = {}
     for vid, video in videos.items():
         where, matched = [], set()
@@ -200,6 +207,13 @@ def check(queries: list[dict], videos: dict[str, dict], channels: dict[str, dict
                 faults.append(f"{q.get('id')}: no_answer wants an empty relevant list")
         elif not q.get("relevant"):
             faults.append(f"{q.get('id')}: no relevant video")
+        reads = q.get("reads")
+        if q.get("class") == READING and not reads:
+            faults.append(f"{q.get('id')}: a reading query names the spellings it reads as")
+        if reads is not None and (
+            not isinstance(reads, list) or not all(isinstance(r, str) and r for r in reads)
+        ):
+            faults.append(f"{q.get('id')}: reads wants a list of spellings")
         seen = set()
         for r in q.get("relevant", []):
             vid = r.get("video")

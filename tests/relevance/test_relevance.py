@@ -33,6 +33,13 @@ NDCG_FLOORS = {
     "multi_word": 0.96,
     "one_char": 0.90,
     "exact_words": 0.97,
+    # Issue 46: kana, romaji and okurigana for words the corpus writes otherwise, 0.917
+    # over its 32 queries, less about one query's worth. What it loses: what was written
+    # ranks above what is found by reading, so English videos that write tokyo, osaka or
+    # onsen come before the Japanese ones that are about them (0.83 to 0.91), and
+    # かわいい before 川 and 皮 for かわ (0.62); a term in kanji with kana and no word in
+    # kanji alone is not read (受入れ 0, 繰返し 0.61: docs/search.md says why).
+    "reading": 0.89,
 }
 P3_FLOOR = 0.52  # exact_words: 0.532 with words, 0.478 before
 # Meilisearch cannot run on the machines the floors were set on: its floor is the embedded

@@ -257,6 +257,16 @@ class EmbeddedEngine:
 
     # -- vectors --------------------------------------------------------------------------
 
+    def merge_full_text(self, steps: int = 50) -> int:
+        """Merge the full-text index's segments (layout.merge_step), each step its own
+        transaction so that writers wait for one step at most; how many steps did work
+        (fewer than `steps`: the index is merged). Safe in several processes at once:
+        each step holds the write lock."""
+        done = 0
+        while done < steps and self._write(layout.merge_step):
+            done += 1
+        return done
+
     def compact_vectors(self, *, force: bool = False) -> int:
         """Fold the vectors written since the last snapshot into a new one when they are
         DELTA_LIMIT or more (any, when `force`), so each process searches them through

@@ -1,10 +1,12 @@
 """A read query (query.py) as FTS5 MATCH expressions over the index's token columns.
 
 Each term is the phrase of its tokens in the fields' pair columns, or of its words in
-their word columns (text.py, analysis.py); a prefix term (word*) is its token as an FTS5
-prefix. A group is the OR of its terms, the query the AND of its groups, and the
-excluded terms are taken out with NOT, always as a whole (pairs or words), so the
-narrower expressions below keep the same exclusions and stay subsets of fts_match.
+their word columns (text.py, analysis.py), or (a term with readings) of its readings in
+their reading columns, with its anchors as words, or of the pairs of its other spellings;
+a prefix term (word*) is its token as an FTS5 prefix. A group is the OR of its terms,
+the query the AND of its groups, and the excluded terms are taken out with NOT, always
+as a whole (pairs, words or readings), so the narrower expressions below keep the same
+exclusions and stay subsets of fts_match.
 """
 
 from __future__ import annotations
@@ -26,14 +28,33 @@ def _any(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
 
-def term_match(term: Term, columns: tuple[str, ...], word_columns: tuple[str, ...]) -> str:
+def term_match(
+    term: Term,
+    columns: tuple[str, ...],
+    word_columns: tuple[str, ...],
+    reading_columns: tuple[str, ...] = (),
+) -> str:
     """A term as FTS5 finds it: the phrase of its pairs in `columns`, or of its words (long
-    or short units) in `word_columns`."""
-    pairs = _within(columns, _phrase(term.tokens, term.prefix))
-    if not term.words or not word_columns:
-        return pairs
-    words = _within(word_columns, " OR ".join(_phrase(run) for run in term.words))
-    return f"({pairs} OR {words})"
+    or short units) in `word_columns`, or of its readings in `reading_columns`."""
+    found = [_within(columns, _phrase(term.tokens, term.prefix))]
+    if term.words and word_columns:
+        found.append(_within(word_columns, " OR ".join(_phrase(run) for run in term.words)))
+    if reading_columns:
+        if term.readings:
+            found.append(by_reading(term, word_columns, reading_columns))
+        if term.spellings:
+            found.append(_within(columns, " OR ".join(_phrase(s) for s in term.spellings)))
+    return _any(found)
+
+
+def by_reading(term: Term, word_columns: tuple[str, ...], reading_columns: tuple[str, ...]) -> str:
+    """A term found by its readings (and its anchors as words, in the same document)."""
+    runs = term.reading_tokens
+    readings = _within(reading_columns, " OR ".join(_phrase(run) for run in runs))
+    if not term.anchors:
+        return readings
+    anchors = _within(word_columns, " AND ".join(_phrase((anchor,)) for anchor in term.anchors))
+    return f"({readings} AND {anchors})"
 
 
 def _pairs_only(term: Term, columns: tuple[str, ...]) -> str:
@@ -48,11 +69,17 @@ def _words_only(term: Term, columns: tuple[str, ...], word_columns: tuple[str, .
 
 
 def _excluding(
-    positive: str, excluded: tuple[Term, ...], columns: tuple[str, ...], words: tuple[str, ...]
+    positive: str,
+    excluded: tuple[Term, ...],
+    columns: tuple[str, ...],
+    words: tuple[str, ...],
+    readings: tuple[str, ...] = (),
 ) -> str:
+    """`positive` without the documents holding an excluded term: as written or (given
+    `readings`, the reading columns) by reading, -おおさか leaving out 大阪 too."""
     if not excluded:
         return positive
-    out = _any([term_match(term, columns, words) for term in excluded])
+    out = _any([term_match(term, columns, words, readings) for term in excluded])
     return f"({positive}) NOT {out}"
 
 
@@ -61,13 +88,16 @@ def fts_match(
     columns: tuple[str, ...],
     word_columns: tuple[str, ...] = (),
     excluded: tuple[Term, ...] = (),
+    reading_columns: tuple[str, ...] = (),
 ) -> str:
-    """The documents holding a term of every group (by pairs or words) in `columns` (or
-    their `word_columns`), and no excluded term."""
+    """The documents holding a term of every group (by pairs, words or, given
+    `reading_columns`, readings) in `columns` (or their word and reading columns), and no
+    excluded term."""
     positive = " AND ".join(
-        _any([term_match(term, columns, word_columns) for term in group]) for group in groups
+        _any([term_match(term, columns, word_columns, reading_columns) for term in group])
+        for group in groups
     )
-    return _excluding(positive, excluded, columns, word_columns)
+    return _excluding(positive, excluded, columns, word_columns, reading_columns)
 
 
 def fts_pairs_match(
@@ -75,6 +105,7 @@ def fts_pairs_match(
     columns: tuple[str, ...],
     word_columns: tuple[str, ...] = (),
     excluded: tuple[Term, ...] = (),
+    reading_columns: tuple[str, ...] = (),
 ) -> str | None:
     """The documents holding every group by its terms' pairs alone (fewer than fts_match
     finds, and quicker to find for a common word); None when no term has words, as then
@@ -84,7 +115,7 @@ def fts_pairs_match(
     positive = " AND ".join(
         _any([_pairs_only(term, columns) for term in group]) for group in groups
     )
-    return _excluding(positive, excluded, columns, word_columns)
+    return _excluding(positive, excluded, columns, word_columns, reading_columns)
 
 
 def fts_words_match(
@@ -92,6 +123,7 @@ def fts_words_match(
     columns: tuple[str, ...],
     word_columns: tuple[str, ...],
     excluded: tuple[Term, ...] = (),
+    reading_columns: tuple[str, ...] = (),
 ) -> str | None:
     """The documents holding every group as words (a plain ASCII term's tokens in
     `columns` are words); None when no term has words, as then it is fts_match."""
@@ -100,4 +132,23 @@ def fts_words_match(
     positive = " AND ".join(
         _any([_words_only(term, columns, word_columns) for term in group]) for group in groups
     )
-    return _excluding(positive, excluded, columns, word_columns)
+    return _excluding(positive, excluded, columns, word_columns, reading_columns)
+
+
+def fts_written_match(
+    groups: Groups,
+    columns: tuple[str, ...],
+    word_columns: tuple[str, ...],
+    excluded: tuple[Term, ...],
+    reading_columns: tuple[str, ...],
+) -> str | None:
+    """The documents holding every group as written (pairs or words), not by reading: a
+    subset of fts_match, ranked apart so that matches by reading never crowd a match as
+    written out of the candidates; None when no term has readings, as then it is
+    fts_match."""
+    if not any(term.readings or term.spellings for group in groups for term in group):
+        return None
+    positive = " AND ".join(
+        _any([term_match(term, columns, word_columns) for term in group]) for group in groups
+    )
+    return _excluding(positive, excluded, columns, word_columns, reading_columns)

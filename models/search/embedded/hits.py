@@ -10,11 +10,17 @@ import sqlite3
 from models.search.base import Hit, SearchQuery, SearchResults
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter, video_filter
-from models.search.embedded.layout import FTS_COLUMNS, VIDEO_SHIFT, WORD_COLUMNS, video_key
+from models.search.embedded.layout import (
+    FTS_COLUMNS,
+    READING_COLUMNS,
+    VIDEO_SHIFT,
+    WORD_COLUMNS,
+    video_key,
+)
 from models.search.embedded.matching import EVERY, RANKED, VIDEO_ORDER, Matching, in_sort_order
 from models.search.embedded.meaning import NEIGHBOURS, Meaning, fuse
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
-from models.search.highlight import crop, highlight
+from models.search.highlight import Indexed, crop, highlight
 from models.search.query import Query
 from models.search.text import Term
 
@@ -157,8 +163,13 @@ def _hit(
     targets: tuple[str, ...],
     columns: tuple[str, ...] | None,
 ) -> Hit:
-    def words_of(field: str) -> str | None:
-        return columns[FTS_COLUMNS.index(WORD_COLUMNS[field])] if columns else None
+    def words_of(field: str) -> Indexed | None:
+        if not columns:
+            return None
+        return Indexed(
+            columns[FTS_COLUMNS.index(WORD_COLUMNS[field])],
+            columns[FTS_COLUMNS.index(READING_COLUMNS[field])],
+        )
 
     if row["kind"] == "subtitle":
         matched_in, text = "subtitle", row["text"] or ""

@@ -15,8 +15,14 @@ from collections.abc import Callable, Iterator, Mapping
 
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter
-from models.search.embedded.fts import fts_match, fts_pairs_match, fts_words_match
+from models.search.embedded.fts import (
+    fts_match,
+    fts_pairs_match,
+    fts_words_match,
+    fts_written_match,
+)
 from models.search.embedded.layout import (
+    READING_COLUMNS,
     VIDEO_SHIFT,
     WORD_COLUMNS,
     is_segment,
@@ -67,31 +73,41 @@ class Matching:
         if channels:
             scope = " AND {scope} : (" + " OR ".join(scope_token(c) for c in channels) + ")"
         words_in = tuple(WORD_COLUMNS[column] for column in columns)
+        readings_in = tuple(READING_COLUMNS[column] for column in columns)
         groups, excluded = query.groups, query.excluded
-        self.match = fts_match(groups, columns, words_in, excluded) + scope
+        self.match = fts_match(groups, columns, words_in, excluded, readings_in) + scope
         # The same terms by their pairs alone: a subset of `match` read from one list per
         # term instead of two, which settles a count past the cap or a video's probe for
         # a common word at half the cost (about 1 ms instead of 3 at 200k segments).
-        pairs = fts_pairs_match(groups, columns, words_in, excluded)
+        pairs = fts_pairs_match(groups, columns, words_in, excluded, readings_in)
         self.pairs = pairs + scope if pairs else None
         phrase = phrase_term(query)
         self.phrase = (
-            fts_match(((phrase,),), columns, words_in, excluded) + scope if phrase else None
+            fts_match(((phrase,),), columns, words_in, excluded, readings_in) + scope
+            if phrase
+            else None
         )
         # The documents holding the terms as words, ranked apart so that pair-only
         # matches (京都 inside 東京都) never crowd a word match out of the candidates.
-        words = fts_words_match(groups, columns, words_in, excluded)
+        words = fts_words_match(groups, columns, words_in, excluded, readings_in)
         self.words = words + scope if words else None
+        # The same for what was written against what was found by reading.
+        written = fts_written_match(groups, columns, words_in, excluded, readings_in)
+        self.written = written + scope if written else None
         # Title and description matches, ranked apart so a title alone still lists its
         # video however many segments match.
         meta_columns = tuple(c for c in columns if c != "text")
         meta_words = tuple(WORD_COLUMNS[c] for c in meta_columns)
+        meta_readings = tuple(READING_COLUMNS[c] for c in meta_columns)
         self.meta = (
-            fts_match(groups, meta_columns, meta_words, excluded) + scope
+            fts_match(groups, meta_columns, meta_words, excluded, meta_readings) + scope
             if meta_columns and len(meta_columns) < len(columns)
             else None
         )
-        self.scorer = Scorer(query.terms, columns, phrase, layout.token_averages(conn))
+        group_of = [number for number, group in enumerate(query.groups) for _ in group]
+        self.scorer = Scorer(
+            query.terms, columns, phrase, layout.token_averages(conn), groups=group_of
+        )
         # The query's filters, checked on each match's video row (filters.py).
         self.passing = passing
         self.join = f" CROSS JOIN videos v ON v.key = {ROWID} >> {VIDEO_SHIFT}" if passing else ""
@@ -171,7 +187,13 @@ class Matching:
         """The rowids relevance scores (each of the phrase's and the titles' is one of the
         matches too, so a rowid comes once)."""
         parts, params = [], []
-        shares = ((self.match, 1), (self.words, 1), (self.phrase, 2), (self.meta, 4))
+        shares = (
+            (self.match, 1),
+            (self.written, 1),
+            (self.words, 1),
+            (self.phrase, 2),
+            (self.meta, 4),
+        )
         for match, share in shares:
             if match is not None:
                 tail = f" ORDER BY {ROWID} DESC LIMIT {RANKED // share}"

@@ -11,6 +11,7 @@ from models.search.embedded.filters import VideoFilter
 from models.search.embedded.fts import fts_match, term_match
 from models.search.embedded.layout import (
     FTS_COLUMNS,
+    READING_COLUMNS,
     VIDEO_SHIFT,
     WORD_COLUMNS,
     bounds,
@@ -51,10 +52,11 @@ def scan_rowids(
     `keys`: only these videos' documents (rowid ranges, read without a scan); `passing`:
     only videos that pass the query's filters."""
     words_in = tuple(WORD_COLUMNS[column] for column in columns)
+    readings_in = tuple(READING_COLUMNS[column] for column in columns)
     indexed = tuple(g for g in query.groups if not any(t.needs_scan for t in g))
     scanned = [g for g in query.groups if any(t.needs_scan for t in g)]
     excluded = tuple(t for t in query.excluded if not t.needs_scan)
-    match = fts_match(indexed, columns, words_in, excluded) if indexed else ""
+    match = fts_match(indexed, columns, words_in, excluded, readings_in) if indexed else ""
     if channels:
         scope = "{scope} : (" + " OR ".join(scope_token(c) for c in channels) + ")"
         match = f"{match} AND {scope}" if match else scope
@@ -62,7 +64,7 @@ def scan_rowids(
     params: list[object] = [match] if match else []
     if excluded and not indexed:
         clauses.append(f"id NOT IN ({_MATCHING})")
-        params.append(fts_match((excluded,), columns, words_in))
+        params.append(fts_match((excluded,), columns, words_in, (), readings_in))
     if keys:
         clauses.append("(" + " OR ".join(["id BETWEEN ? AND ?"] * len(keys)) + ")")
         params.extend(bound for key in keys for bound in bounds(key))
@@ -80,7 +82,7 @@ def scan_rowids(
                 params.extend([term.text] * len(stored))
             else:
                 alternatives.append(f"id IN ({_MATCHING})")
-                params.append(term_match(term, columns, words_in))
+                params.append(term_match(term, columns, words_in, readings_in))
         clauses.append("(" + " OR ".join(alternatives) + ")")
     for term in query.excluded:
         if term.needs_scan:

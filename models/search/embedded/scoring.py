@@ -12,6 +12,13 @@ Above bm25 stand tiers: a document holding a term as words (analysis.py) scores
 WORD_BONUS for it, more than bm25 gives any term, so a video that says 京都 comes before
 one where 京都 is only the middle of 東京都; the same for the query's words as one phrase.
 A term's frequency is its word matches' when it has any, its pairs' otherwise.
+
+Below every match as written come matches by reading (text.Term.readings): a document
+that holds some term only by its reading (おおさか in 大阪) scores as if it were written,
+times READING_SCALE; one that needs a romaji term's reading, times ROMAJI_SCALE. A match
+as written scores more than 0.005 (bm25 of one occurrence in a description 250 times the
+average length) and the tiers and bm25 give a document less than 2,000, so the scaled
+scores stay below every match of the tier above, a video's title and moment added.
 """
 
 from __future__ import annotations
@@ -19,7 +26,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from models.search.embedded.layout import FTS_COLUMNS, FTS_WEIGHTS, WORD_COLUMNS
+from models.search.analysis import INNER_BREAK
+from models.search.embedded.layout import (
+    FTS_COLUMNS,
+    FTS_WEIGHTS,
+    LENGTH_COLUMNS,
+    READING_COLUMNS,
+    WORD_COLUMNS,
+)
 from models.search.text import Term
 
 K1 = 1.2
@@ -33,6 +47,10 @@ WORD_BONUS = 10.0
 # Extra score of a document holding the phrase's characters in a row but not its words:
 # below one word, so "東京都抹茶" does not pass 京都 ... 抹茶.
 PAIR_PHRASE_BONUS = 5.0
+# A document found by reading, or by a romaji term's reading, scores this times what it
+# would if the readings were written (the module's note).
+READING_SCALE = 1e-8
+ROMAJI_SCALE = 1e-16
 
 
 class Scorer:
@@ -46,23 +64,47 @@ class Scorer:
         phrase: Term | None,
         average_length: float,
         idf: Sequence[float] | None = None,
+        groups: Sequence[int] | None = None,
     ) -> None:
         weights = list(idf) if idf is not None else [1.0] * len(terms)
+        # The group (of an OR) of each term, by number: a match by reading scales a
+        # document down only when nothing of that group was found as written.
+        self.groups = list(groups) if groups is not None else list(range(len(terms)))
         self.needles = [
             (_needle(term.tokens, term.prefix), _word_needles(term), weight)
             for term, weight in zip(terms, weights, strict=True)
         ]
+        # Each term's reading needles and the scale of a match by them (none: no readings).
+        self.reading_needles = [
+            (_reading_needles(term), ROMAJI_SCALE if term.romaji else READING_SCALE)
+            for term in terms
+        ]
+        self.spelling_needles = [tuple(_needle(spelt) for spelt in t.spellings) for t in terms]
         self.phrase = (
             (_needle(phrase.tokens), _word_needles(phrase)) if phrase is not None else None
         )
+        self.phrase_readings = _reading_needles(phrase) if phrase is not None else ()
         self.any_words = any(words for _, words, _ in self.needles) or bool(
             self.phrase and self.phrase[1]
         )
+        self.any_readings = any(needles for needles, _ in self.reading_needles)
+        # What parts() reads of each term, in one tuple: its group, pairs, words, weight,
+        # readings, their scale and spellings.
+        self.plan = [
+            (group, pairs, words, weight, readings, scale, spellings)
+            for group, (pairs, words, weight), (readings, scale), spellings in zip(
+                self.groups, self.needles, self.reading_needles, self.spelling_needles, strict=True
+            )
+        ]
         # The searched fields' pair columns and word columns, by place, with their weights.
         self.weights = [(n, FTS_WEIGHTS[c]) for n, c in enumerate(FTS_COLUMNS) if c in columns]
         word_columns = {WORD_COLUMNS[c] for c in columns}
         self.word_weights = [
             (n, FTS_WEIGHTS[c]) for n, c in enumerate(FTS_COLUMNS) if c in word_columns
+        ]
+        reading_columns = {READING_COLUMNS[c] for c in columns}
+        self.reading_weights = [
+            (n, FTS_WEIGHTS[c]) for n, c in enumerate(FTS_COLUMNS) if c in reading_columns
         ]
         # bm25's length normalisation, k1 * (1 - b + b * length / average), as a + b * length
         self.norm_base = K1 * (1 - B)
@@ -84,24 +126,55 @@ class Scorer:
         plain count of " token " (a phrase's tokens joined by two spaces) counts every
         occurrence, repeats included."""
         length = 0
-        for text in columns:
+        for column in LENGTH_COLUMNS:
+            text = columns[column]
             if text:
                 # a word column ends with a space (analysis.index_words)
                 length += text.count(" ") + (text[-1] != " ")
         worded = _padded(columns, self.word_weights) if self.any_words else []
         searched: list[tuple[str, float]] | None = None  # the pair columns, when needed
+        read: list[tuple[str, float]] | None = None  # the reading columns, when needed
         norm = self.norm_base + self.norm_per_token * length
         tiers = bm25 = 0.0
-        for pairs, words, term_weight in self.needles:
-            frequency = max((_frequency(worded, needle) for needle in words), default=0.0)
+        written: set[int] = set()
+        by_readings: dict[int, float] = {}  # group -> the scale of its match by reading
+        for group, pairs, words, term_weight, readings, by_reading, spellings in self.plan:
+            frequency = (
+                max((_frequency(worded, needle) for needle in words), default=0.0) if words else 0.0
+            )
             if frequency:
                 tiers += WORD_BONUS  # found as words: its pairs are not read
+                written.add(group)
             else:
                 searched = searched or _padded(columns, self.weights)
                 frequency = _frequency(searched, pairs)
                 tiers += WORD_BONUS if frequency and not words else 0.0
+                if frequency:
+                    written.add(group)
+                elif readings:
+                    read = read or _padded(columns, self.reading_weights)
+                    frequency = max(_frequency(read, needle) for needle in readings)
+                    if frequency:
+                        # a word read whole, not only inside a longer one (新大阪)
+                        whole = any(
+                            needle in padded.split(INNER_BREAK, 1)[0]
+                            for padded, _ in read
+                            for needle in readings
+                        )
+                        tiers += WORD_BONUS if whole else 0.0
+                        by_readings[group] = min(by_readings.get(group, 1.0), by_reading)
+                if not frequency and spellings:
+                    frequency = max(_frequency(searched, needle) for needle in spellings)
+                    if frequency:
+                        by_readings[group] = min(by_readings.get(group, 1.0), by_reading)
             if frequency:
                 bm25 += term_weight * frequency * (K1 + 1) / (frequency + norm)
+        scale = 1.0
+        if by_readings:
+            scale = min(
+                (found for group, found in by_readings.items() if group not in written),
+                default=1.0,
+            )
         if self.phrase is not None:
             pairs, words = self.phrase
             if words and any(needle in padded for padded, _ in worded for needle in words):
@@ -110,16 +183,26 @@ class Scorer:
                 searched = searched or _padded(columns, self.weights)
                 if any(pairs in padded for padded, _ in searched):
                     tiers += PAIR_PHRASE_BONUS if words else PHRASE_BONUS
-        return tiers, bm25
+                elif scale < 1.0 and self.phrase_readings:
+                    read = read or _padded(columns, self.reading_weights)
+                    if any(n in padded for padded, _ in read for n in self.phrase_readings):
+                        tiers += PHRASE_BONUS
+        return tiers * scale, bm25 * scale
 
     def holds(self, columns: Sequence[str], field: str) -> bool:
         """Whether a field of a document (its pair column and its word column, from its
         token columns) holds any of the terms."""
         pairs = " " + columns[FTS_COLUMNS.index(field)].replace(" ", "  ") + " "
         words = " " + columns[FTS_COLUMNS.index(WORD_COLUMNS[field])].replace(" ", "  ") + " "
+        read = " " + columns[FTS_COLUMNS.index(READING_COLUMNS[field])].replace(" ", "  ") + " "
         return any(
-            pair in pairs or any(needle in words for needle in word_needles)
-            for pair, word_needles, _ in self.needles
+            pair in pairs
+            or any(needle in words for needle in word_needles)
+            or any(needle in read for needle in reading_needles)
+            or any(needle in pairs for needle in spellings)
+            for (pair, word_needles, _), (reading_needles, _), spellings in zip(
+                self.needles, self.reading_needles, self.spelling_needles, strict=True
+            )
         )
 
 
@@ -148,6 +231,10 @@ def _needle(tokens: Sequence[str], prefix: bool = False) -> str:
 
 def _word_needles(term: Term) -> tuple[str, ...]:
     return tuple(_needle(run) for run in term.words)
+
+
+def _reading_needles(term: Term) -> tuple[str, ...]:
+    return tuple(_needle(run) for run in term.reading_tokens)
 
 
 def _occurrences(haystack: str, needle: str) -> int:

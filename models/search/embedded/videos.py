@@ -36,7 +36,7 @@ from models.search.embedded.meaning import (
     fuse,
 )
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
-from models.search.highlight import highlight, matches
+from models.search.highlight import Indexed, highlight, matches
 from models.search.moments import merge_overlapping
 from models.search.text import Term
 
@@ -226,12 +226,17 @@ class VideoFinder:
             return None
         return [field for field in fields if self.matching.scorer.holds(found, field)]
 
-    def _text_tokens(self, rowid: int) -> str | None:
-        """A segment's subtitle word column, when ranking read it (for highlight)."""
+    def _text_tokens(self, rowid: int) -> Indexed | None:
+        """A segment's subtitle word and reading columns, when ranking read them (for
+        highlight)."""
         if not self.terms or self.scan is not None:
             return None
         found = self.matching.columns_read.get(rowid)
-        return found[FTS_COLUMNS.index("text_words")] if found is not None else None
+        if found is None:
+            return None
+        return Indexed(
+            found[FTS_COLUMNS.index("text_words")], found[FTS_COLUMNS.index("text_reading")]
+        )
 
     # -- the keyword side -----------------------------------------------------------------
 

@@ -60,3 +60,21 @@ def real_meilisearch_engine(**options) -> Iterator[MeilisearchEngine]:
     index = meilisearch.Client(url, key).index("subtitles")
     index.wait_for_task(index.delete_all_documents().task_uid)
     yield engine
+
+
+# Every engine a behaviour is checked on: the embedded one, Meilisearch's stand-in, and a
+# real Meilisearch when MEILI_TEST_URL is set.
+EVERY_ENGINE = ["embedded", "meili-fake"] + (
+    ["meilisearch"] if os.environ.get("MEILI_TEST_URL") else []
+)
+
+
+def engine_named(name: str, path: Path) -> Iterator[EmbeddedEngine | MeilisearchEngine]:
+    """The engine of EVERY_ENGINE called `name`, set up and empty (the embedded one on a
+    file at `path`); closed or stopped after."""
+    if name == "embedded":
+        yield from embedded_engine(path)
+    elif name == "meili-fake":
+        yield from stand_in_engine()
+    else:
+        yield from real_meilisearch_engine()

@@ -79,7 +79,13 @@ def test_meili_video_update_sets_the_title_on_the_video_document_only(meili, fak
     )
     [put] = [body for method, _, body in calls if method == "PUT"]
     assert put == [
-        {"id": "vid1-v", "videoTitle": "New", "title": "New", "titleWords": "new"},
+        {
+            "id": "vid1-v",
+            "videoTitle": "New",
+            "title": "New",
+            "titleWords": "new",
+            "titleReading": "",
+        },
         {"id": "vid1-s0000", "videoTitle": "New"},
     ]
     assert calls[-1] == (

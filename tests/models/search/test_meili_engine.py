@@ -25,9 +25,11 @@ from tests.models.search.engines import on_stand_in
 
 pytestmark = pytest.mark.database_independent
 
+# What a branch as written searches; a branch by reading searches the reading fields too.
 SEARCHABLE = ["title", "text", "description", "titleWords", "textWords", "descriptionWords"]
+READINGS = ["titleReading", "textReading", "descriptionReading"]
 SETTINGS = {
-    "searchableAttributes": SEARCHABLE,
+    "searchableAttributes": [*SEARCHABLE, *READINGS],
     "filterableAttributes": [
         "videoId",
         "channelId",
@@ -40,7 +42,7 @@ SETTINGS = {
         "viewCount",
     ],
     "sortableAttributes": ["publishedAtTs", "viewCount", "start"],
-    "localizedAttributes": [{"attributePatterns": SEARCHABLE, "locales": ["jpn"]}],
+    "localizedAttributes": [{"attributePatterns": [*SEARCHABLE, *READINGS], "locales": ["jpn"]}],
     "displayedAttributes": ["*"],
     # totalHits is exact only up to maxTotalHits (1000 by default); the API promises
     # exact totals and pages.
@@ -116,6 +118,18 @@ def searches(fake):
     return [body for method, path, body in fake.calls() if path == "/indexes/subtitles/search"]
 
 
+def bodies_sent(fake):
+    """Every search body sent: a search's, and each query of a multi-search (a term with
+    readings is also asked by reading, in branches of their own)."""
+    bodies = []
+    for _, path, body in fake.calls():
+        if path == "/indexes/subtitles/search":
+            bodies.append(body)
+        elif path == "/multi-search":
+            bodies.extend(body["queries"])
+    return bodies
+
+
 # -- settings ----------------------------------------------------------------------------
 
 
@@ -185,7 +199,7 @@ def test_apply_settings_on_an_index_laid_out_before_the_word_fields_says_it_is_l
     # Then only the first call says its documents must be written again, and the word
     # fields are searchable from then on
     assert laid_out == [True, False]
-    assert fake.indexes["subtitles"]["settings"]["searchableAttributes"] == SEARCHABLE
+    assert fake.indexes["subtitles"]["settings"]["searchableAttributes"] == [*SEARCHABLE, *READINGS]
 
 
 def test_apply_settings_on_an_index_created_meanwhile_did_not_create_it(engine, fake, monkeypatch):
@@ -390,6 +404,8 @@ def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engi
                     "description": "Cats",
                     "titleWords": "a video",
                     "descriptionWords": "cats",
+                    "titleReading": "",
+                    "descriptionReading": "",
                 },
                 {
                     "id": "vid1-s0000",
@@ -408,6 +424,7 @@ def test_replace_deletes_the_video_by_filter_then_adds_camel_case_documents(engi
                     "subtitleLanguage": "ja",
                     "text": "new words",
                     "textWords": "new words",
+                    "textReading": "",
                     "start": 2.5,
                     "end": 4.0,
                 },
@@ -793,7 +810,7 @@ def test_long_vowel_mark_variants_are_one_mark_in_documents_and_queries(
     hits = engine.search(SearchQuery(q=asked)).hits
 
     assert fake.documents()["vid1-s0000"]["text"] == "コーヒーを"
-    assert fake.last("POST", "/indexes/subtitles/search")["json"]["q"] == "コーヒー"
+    assert bodies_sent(fake)[0]["q"] == "コーヒー"
     assert [hit.highlight for hit in hits] == ["<mark>コーヒー</mark>を"]
 
 
@@ -832,10 +849,12 @@ def test_word_fields_are_searchable_after_the_fields_as_written_and_never_highli
     engine.apply_settings()
 
     # Then every field as written ranks before every words field (the `attribute` rule
-    # prefers what was said), and the search asks no highlight of a words field
+    # prefers what was said), those before every reading field, and the search asks no
+    # highlight of a words field
     searchable = fake.indexes["subtitles"]["settings"]["searchableAttributes"]
     assert searchable[:3] == ["title", "text", "description"]
-    assert sorted(searchable[3:]) == ["descriptionWords", "textWords", "titleWords"]
+    assert sorted(searchable[3:6]) == ["descriptionWords", "textWords", "titleWords"]
+    assert sorted(searchable[6:]) == ["descriptionReading", "textReading", "titleReading"]
     engine.search(SearchQuery(q="x"))
     assert searches(fake)[0]["attributesToHighlight"] == ["text", "title", "description"]
 
@@ -871,7 +890,7 @@ def test_each_target_searches_its_field_and_that_field_s_words(engine, fake, rea
 def test_a_bare_japanese_term_is_sent_as_its_words_forms(engine, fake, ready, typed, sent):
     engine.search(SearchQuery(q=typed))
 
-    assert searches(fake)[0]["q"] == sent
+    assert bodies_sent(fake)[0]["q"] == sent
 
 
 def test_a_variant_spelling_finds_both_spellings_and_marks_the_word_where_meili_did_not(

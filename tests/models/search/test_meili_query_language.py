@@ -78,7 +78,7 @@ def multi_searches(fake):
         ("ramen -cup", '-cup "ramen"'),
         ('noodles -"cup noodles"', '-"cup noodles" "noodles"'),
         # a `-` excludes one word: Japanese goes as a phrase, and as its forms when they differ
-        ("ラーメン -カップ", '-"カップ" ラーメン'),
+        ("ラーメン -カップ", '-"カップ" ラーメン'),  # (カップ is its own reading)
         ("東京 -藝術", '-"藝術" -"芸術" 東京'),
         # a prefix goes last, whatever its place as typed, and is not quoted
         ("prog* fast", "fast prog"),
@@ -97,7 +97,12 @@ def multi_searches(fake):
 def test_q_is_built_from_the_parsed_query(engine, fake, typed, sent):
     engine.search(SearchQuery(q=typed))
 
-    assert searches(fake)[0]["q"] == sent
+    # (the first branch is the query as written: a term with readings adds branches after it)
+    [first, *_] = [
+        *searches(fake),
+        *(q for multi in multi_searches(fake) for q in multi["queries"]),
+    ]
+    assert first["q"] == sent
 
 
 def test_a_phrase_is_a_part_typed_in_quotes_not_a_text_that_was_quoted_elsewhere(engine, fake):
@@ -109,11 +114,12 @@ def test_a_phrase_is_a_part_typed_in_quotes_not_a_text_that_was_quoted_elsewhere
 
 
 def test_every_query_asks_that_every_word_matches(engine, fake):
-    add(engine, fake, said("vid1", "cheap ramen"))
+    add(engine, fake, said("vid1", "cheap noodles"))
 
-    engine.search(SearchQuery(q="cheap ramen"))
-    engine.search_videos(SearchQuery(q="cheap ramen"))
-    engine.search(SearchQuery(q="cheap OR ramen"))
+    # (words without readings: no branch by reading)
+    engine.search(SearchQuery(q="cheap noodles"))
+    engine.search_videos(SearchQuery(q="cheap noodles"))
+    engine.search(SearchQuery(q="cheap OR noodles"))
 
     bodies = [*searches(fake), *(q for multi in multi_searches(fake) for q in multi["queries"])]
     assert len(bodies) == 6
@@ -160,12 +166,13 @@ def test_each_filter_is_a_filter_expression(engine, fake, typed, clauses):
 
 
 def test_filters_follow_the_channel_and_kind_clauses_on_every_query(engine, fake):
-    add(engine, fake, said("vid1", "ramen", published_at="2025-01-01T00:00:00.000Z"))
+    add(engine, fake, said("vid1", "noodles", published_at="2025-01-01T00:00:00.000Z"))
     asked = {"channels": ("chan1",), "targets": ("subtitle",)}
 
-    engine.search(SearchQuery(q="ramen after:2024-01-01", **asked))
-    engine.search_videos(SearchQuery(q="ramen after:2024-01-01", **asked))
-    engine.search_videos(SearchQuery(q="ramen OR soba after:2024-01-01", **asked))
+    # (words without readings: no branch by reading)
+    engine.search(SearchQuery(q="noodles after:2024-01-01", **asked))
+    engine.search_videos(SearchQuery(q="noodles after:2024-01-01", **asked))
+    engine.search_videos(SearchQuery(q="noodles OR pasta after:2024-01-01", **asked))
 
     wanted = 'channelId IN ["chan1"] AND kind = "subtitle" AND publishedAtTs >= 1704067200'
     flat, distinct = searches(fake)
@@ -199,12 +206,13 @@ def test_or_is_one_federated_query_per_branch_paged_by_the_federation(engine, fa
     add(
         engine,
         fake,
-        said("curry", "熱いカレー"),
-        said("sushi", "熱い寿司"),
-        said("rice", "熱いご飯"),
+        said("curry", "激辛牛丼"),
+        said("sushi", "激辛寿司"),
+        said("rice", "激辛ご飯"),
     )
 
-    results = engine.search(SearchQuery(q="熱い カレー OR 寿司 -冷たい", page=2, per_page=1))
+    # (words in kanji alone: no branch by reading)
+    results = engine.search(SearchQuery(q="激辛 牛丼 OR 寿司 -冷凍", page=2, per_page=1))
 
     [federated] = multi_searches(fake)
     common = {
@@ -214,8 +222,8 @@ def test_or_is_one_federated_query_per_branch_paged_by_the_federation(engine, fa
     }
     assert federated == {
         "queries": [
-            {**common, "q": '-"冷たい" 熱い カレー'},
-            {**common, "q": '-"冷たい" 熱い 寿司'},
+            {**common, "q": '-"冷凍" 激辛 牛丼'},
+            {**common, "q": '-"冷凍" 激辛 寿司'},
         ],
         "federation": {"offset": 1, "limit": 1},
     }
@@ -249,15 +257,16 @@ def test_grouped_or_asks_distinct_videos_counts_them_by_facet_and_merges_moments
     add(
         engine,
         fake,
-        said("curry", "カレーの話", "カレーと寿司"),
+        said("curry", "牛丼の話", "牛丼と寿司"),
         said("sushi", "寿司の話"),
     )
 
-    results = engine.search_videos(SearchQuery(q="カレー OR 寿司", per_page=5))
+    # (words in kanji alone: no branch by reading)
+    results = engine.search_videos(SearchQuery(q="牛丼 OR 寿司", per_page=5))
 
     federated, moments = multi_searches(fake)
     assert [(q["q"], q["distinct"], q["showRankingScore"]) for q in federated["queries"]] == [
-        ("カレー", "videoId", True),
+        ("牛丼", "videoId", True),
         ("寿司", "videoId", True),
     ]
     assert federated["federation"] == {
@@ -267,20 +276,20 @@ def test_grouped_or_asks_distinct_videos_counts_them_by_facet_and_merges_moments
     }
     # each video's moments and video document asked once per branch
     assert [(q["filter"].split(" AND ")[:2], q["q"], q["limit"]) for q in moments["queries"]] == [
-        (['videoId = "curry"', 'kind = "subtitle"'], "カレー", 6),
+        (['videoId = "curry"', 'kind = "subtitle"'], "牛丼", 6),
         (['videoId = "curry"', 'kind = "subtitle"'], "寿司", 6),
-        (['videoId = "curry"', 'kind = "video"'], "カレー", 1),
+        (['videoId = "curry"', 'kind = "video"'], "牛丼", 1),
         (['videoId = "curry"', 'kind = "video"'], "寿司", 1),
-        (['videoId = "sushi"', 'kind = "subtitle"'], "カレー", 6),
+        (['videoId = "sushi"', 'kind = "subtitle"'], "牛丼", 6),
         (['videoId = "sushi"', 'kind = "subtitle"'], "寿司", 6),
-        (['videoId = "sushi"', 'kind = "video"'], "カレー", 1),
+        (['videoId = "sushi"', 'kind = "video"'], "牛丼", 1),
         (['videoId = "sushi"', 'kind = "video"'], "寿司", 1),
     ]
     # one entry per video, its moments of either side each once
     assert (results.total_videos, [v.video_id for v in results.videos]) == (2, ["curry", "sushi"])
     curry = results.videos[0]
-    assert [m.text for m in curry.moments] == ["カレーの話", "カレーと寿司"]
-    assert curry.moments[1].highlight == "<mark>カレー</mark>と<mark>寿司</mark>"
+    assert [m.text for m in curry.moments] == ["牛丼の話", "牛丼と寿司"]
+    assert curry.moments[1].highlight == "<mark>牛丼</mark>と<mark>寿司</mark>"
 
 
 def test_grouped_or_reads_further_when_videos_repeat_across_branches(engine, fake):

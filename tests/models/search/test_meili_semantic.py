@@ -320,17 +320,17 @@ def by_meaning(vector, **fields):
 def test_a_semantic_query_asks_keywords_and_meaning_apart_and_weighs_them(
     engine, fake, embedder, ready
 ):
-    engine.replace_videos({"vid1": meant(embedder, subtitle("vid1", "Ramen tonight"))})
+    engine.replace_videos({"vid1": meant(embedder, subtitle("vid1", "Noodles tonight"))})
     fake.requests.clear()
 
-    results = engine.search(SearchQuery(q="Ramen", semantic=True, sr=0.7))
+    results = engine.search(SearchQuery(q="Noodles", semantic=True, sr=0.7))
 
     # First the nearest video is asked for, by meaning alone; then one federation of the
     # keyword search, weighted 0.3, and the search by meaning alone, weighted 0.7
-    vector = json_vector(ConceptEmbedder().query("Ramen"))
+    vector = json_vector(ConceptEmbedder().query("Noodles"))
     keyword = {
         "indexUid": "subtitles",
-        "q": '"ramen"',
+        "q": '"noodles"',
         "attributesToSearchOn": SEARCHABLE,
         **SEARCH_DEFAULTS,
     }
@@ -338,7 +338,7 @@ def test_a_semantic_query_asks_keywords_and_meaning_apart_and_weighs_them(
     assert nearest["queries"] == [
         {
             "indexUid": "subtitles",
-            "q": '"ramen"',
+            "q": '"noodles"',
             "attributesToSearchOn": SEARCHABLE,
             **by_meaning(vector, distinct="videoId", showRankingScore=True),
             "offset": 0,
@@ -353,7 +353,7 @@ def test_a_semantic_query_asks_keywords_and_meaning_apart_and_weighs_them(
         "federation": {"offset": 0, "limit": 20},
     }
     assert searches(fake) == []
-    assert embedder.queries == ["Ramen"]  # embedded once, as typed
+    assert embedder.queries == ["Noodles"]  # embedded once, as typed
     assert results.semantic_applied is True
     assert [hit.video_id for hit in results.hits] == ["vid1"]
 
@@ -379,16 +379,16 @@ def test_by_meaning_alone_one_search_is_paged_by_number(engine, fake, embedder, 
 
 def test_a_semantic_query_embeds_its_words_without_operators(engine, fake, embedder, ready):
     # Given a query with an excluded word, a filter and an OR
-    q = "Ramen OR udon -cup after:2024-01-01"
+    q = "Noodles OR switch -cup after:2024-01-01"
 
     # When it is searched by meaning
     engine.search(SearchQuery(q=q, semantic=True, sr=0.5))
 
     # Then what is embedded is its words as typed, sent by the search by meaning alone
     # beside the two keyword branches, which send none
-    assert embedder.queries == ["Ramen udon"]
+    assert embedder.queries == ["Noodles switch"]
     nearest, federated = multi_searches(fake)
-    vector = json_vector(ConceptEmbedder().query("Ramen udon"))
+    vector = json_vector(ConceptEmbedder().query("Noodles switch"))
     assert [query.get("vector") for query in nearest["queries"]] == [vector]
     assert [query.get("vector") for query in federated["queries"]] == [None, None, vector]
     assert [query["federationOptions"] for query in federated["queries"]] == [{"weight": 0.5}] * 3
@@ -445,12 +445,12 @@ def test_without_a_model_a_semantic_query_is_a_keyword_search(url, fake, embedde
 def test_a_server_without_our_embedder_answers_with_keywords(engine, fake, embedder, embedders):
     # Given an index not set up since the model was configured
     fake.add_index(settings={**SETTINGS, "embedders": embedders})
-    engine.replace_videos({"vid1": [subtitle("vid1", "ramen tonight")]})
+    engine.replace_videos({"vid1": [subtitle("vid1", "noodles tonight")]})
     fake.requests.clear()
 
     # When a semantic query is asked, flat and by video
-    results = engine.search(SearchQuery(q="ramen", semantic=True))
-    by_video = engine.search_videos(SearchQuery(q="ramen", semantic=True))
+    results = engine.search(SearchQuery(q="noodles", semantic=True))
+    by_video = engine.search_videos(SearchQuery(q="noodles", semantic=True))
 
     # Then the server refused the meaning, and keywords answered
     nearest = [q for body in multi_searches(fake) for q in body["queries"] if "hybrid" in q]

@@ -7,7 +7,6 @@ stand-in (tests/fakes/meili_server.py), and on a real Meilisearch when MEILI_TES
 
 from __future__ import annotations
 
-import os
 from types import SimpleNamespace
 
 import pytest
@@ -18,23 +17,17 @@ from models.search.embedded import EmbeddedEngine, matching
 from models.search.embedded import hits as embedded_hits
 from models.search.embedded import videos as embedded_videos
 from models.search.segments import build_segments
-from tests.models.search.engines import embedded_engine, real_meilisearch_engine, stand_in_engine
+from tests.models.search.engines import EVERY_ENGINE, engine_named
 
 pytestmark = pytest.mark.database_independent
 
-ENGINES = ["embedded", "meili-fake"] + (["meilisearch"] if os.environ.get("MEILI_TEST_URL") else [])
 CHANNEL = SimpleNamespace(id="UCaaaaaaaaaaaaaaaaaaaaaa", title="チャンネル", subscriber_count=100)
 OTHER = SimpleNamespace(id="UCbbbbbbbbbbbbbbbbbbbbbb", title="別の", subscriber_count=5)
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture(params=EVERY_ENGINE)
 def engine(request, tmp_path):
-    if request.param == "embedded":
-        yield from embedded_engine(tmp_path / "search.db")
-    elif request.param == "meili-fake":
-        yield from stand_in_engine()
-    else:
-        yield from real_meilisearch_engine()
+    yield from engine_named(request.param, tmp_path / "search.db")
 
 
 def add(

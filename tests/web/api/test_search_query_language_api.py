@@ -78,7 +78,9 @@ def found(client, q, **params):
         ("ラーメン duration:>4m duration:<=10m", {"qlManualEn1", "qlCupRamen1"}),
         ("ラーメン after:2024-01-01 before:2024-06-30", {"qlManualJa1", "qlCupRamen1"}),
         ("ラーメン views:>=900", {"qlManualJa1", "qlManualEn1"}),
-        ("ramen OR カップ", {"qlManualEn1", "qlCupRamen1"}),
+        ("review OR カップ", {"qlManualEn1", "qlCupRamen1"}),
+        # romaji: ramen reads ラメン, as ラーメン does (below what was written)
+        ("ramen", {"qlManualJa1", "qlAutoJa001", "qlManualEn1", "qlCupRamen1"}),
         ("rev*", {"qlManualEn1"}),
     ],
 )
