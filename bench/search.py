@@ -480,6 +480,12 @@ def verdict(ok: bool) -> str:
     return "meets" if ok else "MISSES"
 
 
+def index_mib(path: Path) -> float:
+    """The index file's size (with its write-ahead log) in MiB."""
+    found = [path, path.with_name(path.name + "-wal")]
+    return sum(part.stat().st_size for part in found if part.exists()) / 2**20
+
+
 def run(size: int, queries: int, path: Path, base: meaning.Vectors | None) -> float:
     """Build and time one size (without vectors and searches by meaning when there is no
     `base`); returns the worst grouped p95."""
@@ -492,13 +498,20 @@ def run(size: int, queries: int, path: Path, base: meaning.Vectors | None) -> fl
     engine.apply_settings()
     seconds, cpu = build(engine, size, rng, channels, mixer)
     rate = size / seconds
+    # The maintenance job's merge (tasks/search.py), run to its end: the index a search
+    # meets once the writes have settled.
+    merging = time.perf_counter()
+    steps = 0
+    while merged := engine.merge_full_text():
+        steps += merged
+    print(f"\nfull-text segments merged in {steps} step(s), {time.perf_counter() - merging:.1f} s")
     before = BEFORE.get(str(size), {})
     print(
         f"\n{size:,} segments: built in {seconds:.1f} s ({cpu:.1f} s CPU),"
         f" {rate:,.0f} segments/s{' with their vectors' if mixer else ''}"
         f" ({verdict(rate >= BUILD_TARGET)} the {BUILD_TARGET:,} target;"
         f" before words {before.get('build', 0):,}/s),"
-        f" {engine.document_count():,} documents"
+        f" {engine.document_count():,} documents, the file {index_mib(path):,.0f} MiB"
     )
     target = P95_TARGETS_MS.get(size)
     print(
