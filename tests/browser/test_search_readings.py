@@ -27,7 +27,8 @@ def kushikatsu(platform_files):
 
 
 @pytest.mark.parametrize(
-    ("language", "help_line"), [("ja", "かなやローマ字"), ("en", "Kana or romaji")]
+    ("language", "help_line"),
+    [("ja", "かなやローマ字"), ("en", "Kana or romaji also find the kanji")],
 )
 def test_kana_marks_the_kanji_it_reads_as(page, site, kushikatsu, language, help_line):
     page.goto(f"{site}/search?q=くしかつ")
