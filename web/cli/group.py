@@ -20,6 +20,7 @@ import click
 from models import logs
 from models.db import init_db
 from models.settings import ConfigError, Settings, get_settings
+from web.cli.dotenv_file import prepare_dotenv
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -94,11 +95,14 @@ def web_app(settings: Settings | None = None) -> Flask:
 @click.option("-v", "--verbose", is_flag=True, help="Log at debug level.")
 def main(verbose: bool) -> None:
     """Operate subsearch."""
+    command = click.get_current_context().invoked_subcommand or ""
+    if command == "dev":  # before the settings read it: its SECRET_KEY, made once and kept
+        for done in prepare_dotenv():
+            click.echo(done)
     try:
         settings = get_settings()
     except ConfigError as error:
         raise click.ClickException(f"configuration: {error}") from None
-    command = click.get_current_context().invoked_subcommand or ""
     logs.configure(
         settings.log_format,
         component=LOG_COMPONENTS.get(command, "cli"),
