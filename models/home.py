@@ -4,7 +4,8 @@ Example searches are what people searched most in the last 30 days (by how many 
 searched the words, and only words at least two members searched: one person's search is
 never shown to others); with no such history, the searches the sample data suggests for
 its channels in the index (a fresh install after `subsearch sample load`); else the words
-found most often in the titles of recent videos; with none of these, none (the page never
+found most often in the titles of recent videos (their nouns, cut by the index's own
+analyser: a Japanese title is one run without spaces); with none of these, none (the page never
 invents searches or results). Only real words are offered: no stopword ("in", "for",
 "の"), no lone kana, letter or digit (a lone kanji is a word: 鹿). The reader's language
 comes first.
@@ -29,6 +30,7 @@ from peewee import fn
 
 from models.clock import iso, utcnow
 from models.platform.fixture import FixturePlatform
+from models.search.analysis import nouns
 from models.search.text import CJK_RUN
 from models.settings import get_settings
 from models.tables import Channel, SearchHistory, Video
@@ -41,10 +43,8 @@ HIDDEN_STATUSES = ("deleted", "opted_out")
 MIN_SEARCHERS = 2
 KEEP_SECONDS = 60.0
 
-# Title words: runs between spaces, brackets and punctuation, 2 to 12 characters long.
-_TITLE_SPLIT = re.compile(
-    r"[\s\u3000|｜/／・、。,.!?！？:：;「」『』【】\[\]()（）〈〉《》\"'#＃~〜…\-–—]+"
-)
+# Title words: nouns found by the analyser the index uses, at most this long.
+TITLE_WORD_LENGTH = 12
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,8 @@ def sample_examples(indexed: set[str], count: int = EXAMPLE_COUNT) -> list[str]:
 
 
 def title_words(count: int = EXAMPLE_COUNT, recent: int = RECENT_TITLES) -> list[str]:
-    """Words shared by at least two of the `recent` newest videos' titles, most shared first."""
+    """Nouns shared by at least two of the `recent` newest videos' titles, most shared
+    first."""
     titles = (
         Video.select(Video.title)
         .where(Video.subtitle_status.not_in(HIDDEN_STATUSES))
@@ -183,8 +184,8 @@ def title_words(count: int = EXAMPLE_COUNT, recent: int = RECENT_TITLES) -> list
     )
     seen: Counter[str] = Counter()
     for video in titles:
-        words = _TITLE_SPLIT.split(video.title)
-        seen.update({w for w in words if len(w) <= 12 and is_real_word(w)})
+        words = nouns(video.title)
+        seen.update({w for w in words if len(w) <= TITLE_WORD_LENGTH and is_real_word(w)})
     shared = [(n, word) for word, n in seen.items() if n >= 2]
     shared.sort(key=lambda pair: (-pair[0], pair[1]))
     return [word for _, word in shared[:count]]

@@ -473,3 +473,32 @@ def _column(long: list[str], short: list[str], split: bool) -> str:
 def spoken(text: str) -> str:
     """How the analyser reads `text`, in katakana (its words' `reading_form` in a row)."""
     return "".join(morpheme.reading_form() for morpheme in _tokenizer().tokenize(text))
+
+
+# Nouns that name nothing on their own: numbers, pronouns, counters (第1回's 回), and
+# nouns that lean on the word before them (こと, もの).
+_NOT_NAMING = ("数詞", "代名詞", "助数詞", "助数詞可能", "非自立可能")
+
+
+def nouns(text: str) -> list[str]:
+    """The nouns of `text` as written, for offering words to search (models/home.py):
+    the analyser's long units that are nouns and name something (not _NOT_NAMING), nouns
+    in kana or kanji that stand together joined into one (横浜 中華街 → 横浜中華街), each
+    once, in order. A Japanese title is a run without spaces: this is where its words
+    are found."""
+    found: list[str] = []
+    joined = ""
+    last_end = -1
+    for morpheme in _tokenizer().tokenize(text):
+        pos = morpheme.part_of_speech()
+        surface = morpheme.surface()
+        naming = pos[0] == "名詞" and not ({pos[1], pos[2]} & set(_NOT_NAMING))
+        japanese = bool(KANJI.search(surface) or KANA.search(surface))
+        if naming and japanese and joined and morpheme.begin() == last_end:
+            joined += surface
+        else:
+            found.append(joined)
+            joined = surface if naming else ""
+        last_end = morpheme.end() if naming and japanese else -1
+    found.append(joined)
+    return list(dict.fromkeys(word for word in found if word))

@@ -11,7 +11,7 @@ from models.search import SearchQuery
 from models.search.text import CJK_RUN
 from tests.browser.test_first_run import sample  # noqa: F401  (the sample data, loaded)
 from tests.factories import make_channel, make_user, make_video
-from tests.fixtures import keep_screenshot
+from tests.fixtures import keep_screenshot, keep_screenshots_at
 
 
 @pytest.fixture
@@ -72,3 +72,44 @@ def test_a_fresh_install_offers_real_words_from_the_sample(page, site, width):
     page.wait_for_url("**/search?q=*")
     assert page.locator("li.result").count() >= 1
     assert page.locator("li.moment mark").first.inner_text() == "たこ焼き"
+
+
+@pytest.mark.parametrize("language", ["ja", "en"])
+def test_the_home_form_searches_by_meaning_with_filters_and_shows_its_help(
+    page, site, started, violations, language
+):
+    """The home page's form is the search page's: the help, the meaning switch and its
+    strength, the filters written into the words; a refused search answers with the box."""
+    page.goto(f"{site}/")
+    if language == "en":
+        page.get_by_role("button", name="English").click()
+        page.wait_for_load_state()
+    help_name = "How to search" if language == "en" else "検索のしかた"
+    page.get_by_role("button", name=help_name).first.click()
+    assert page.locator("#search-help").is_visible()
+    page.keyboard.press("Escape")
+    page.locator("[data-meaning-switch]").check()
+    assert page.locator("[data-meaning-strength]").is_visible()
+    page.locator("details.search-filters summary").click()
+    page.locator("select[name=type]").select_option("manual")
+    box = page.locator("form.search-form input[name=q]")
+    assert box.input_value() == "type:manual"  # the filter is written into the words
+    box.fill("大阪 type:manual")
+    keep_screenshots_at(page, f"home-form-{language}")
+    box.press("Enter")
+    page.wait_for_url("**/search?**")
+    assert "semantic=1" in page.url
+    assert page.locator("form.search-form input[name=q]").input_value() == "大阪 type:manual"
+    # A search refused before it is read keeps the box, the reason beside it
+    page.goto(f"{site}/")
+    page.locator("form.search-form input[name=q]").fill("鹿 猫 犬")
+    page.locator("form.search-form button[type=submit]").first.click()
+    page.wait_for_url("**/search?**")
+    assert page.locator("form.search-form input[name=q]").input_value() == "鹿 猫 犬"
+    reason = page.locator("#query-problem").inner_text()
+    if language == "en":
+        assert "at most 2 words of a single kanji or kana" in reason
+    else:
+        assert "1文字の語は2つまでにしてください" in reason
+    keep_screenshots_at(page, f"search-refused-{language}")
+    assert violations == []

@@ -119,3 +119,39 @@ def test_a_bound_worded_otherwise_in_the_table_is_said_so_by_the_api_and_the_pag
 
     assert api.get_json()["error"]["message"] == f"No more than {bounds.MAX_TERMS} words."
     assert f"No more than {bounds.MAX_TERMS} words." in page.text
+
+
+# -- a refused search keeps the search box ----------------------------------------------
+
+
+def _box_value(answer) -> str:
+    found = re.search(r'<input type="search" name="q" value="([^"]*)"', answer.text)
+    assert found, "the search box is on the page"
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.parametrize(
+    ("q", "ja", "en"),
+    [
+        (
+            "鹿 猫 犬",
+            "1文字の語は2つまでにしてください。2文字以上の語のほうが速く見つかります。",
+            "Search with at most 2 words of a single kanji or kana",
+        ),
+        ("あ" * 201, "200文字以内で検索してください。", "Search with at most 200 characters."),
+    ],
+)
+def test_a_refused_search_answers_on_the_search_page_with_the_box_and_the_reason(client, q, ja, en):
+    """Refused before its words are read, a search once showed a bare 「エラー 400」 page
+    with no box; and the API's English for a query too long on a Japanese page."""
+    for language, reason in (("ja", ja), ("en", en)):
+        answer = client.get(
+            "/search?" + urlencode({"q": q, "semantic": "1"}),
+            headers={"Accept-Language": language},
+        )
+        assert answer.status_code == 400
+        assert _box_value(answer) == q
+        assert reason in _page_problem(answer)
+        assert 'aria-describedby="query-problem"' in answer.text
+        assert re.search(r'name="semantic" value="1" data-meaning-switch checked', answer.text)
+        assert "Some fields are not valid." not in answer.text

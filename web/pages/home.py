@@ -7,14 +7,19 @@ from flask import g, render_template
 
 from models import library
 from models.home import home
+from models.search import SearchQuery
 from web.i18n import locale_code
 from web.pages.blueprint import bp
-from web.visitor import viewer
+from web.pages.search import search_form
+from web.visitor import viewer, viewer_id
 
 
 @bp.get("/")
 def index() -> str:
-    return render_template("index.html", home=home(locale_code()))
+    """Where a search starts: the same form as the search page (the help, search by
+    meaning, the filters), example searches and the indexed channels."""
+    form = search_form(viewer_id(), SearchQuery(q=""))
+    return render_template("index.html", home=home(locale_code()), **form)
 
 
 @bp.app_template_global()

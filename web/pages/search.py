@@ -22,6 +22,7 @@ from models.ads.months import month_of
 from models.clock import utcnow
 from models.errors import ValidationError
 from models.search import DEFAULT_SEMANTIC_RATIO, SearchQuery
+from models.search.bounds import MAX_QUERY_LENGTH
 from models.search.query import (
     DURATIONS,
     SUBTITLE_TYPES,
@@ -60,11 +61,18 @@ def _search_refusal(error: ValidationError) -> str:
     # An address made by hand (the form only sends these right): said in the reader's
     # words rather than the API's "Some fields are not valid."
     fields = set(error.fields or {})
+    if "q" in fields:
+        return _("Search with at most %(count)s characters.", count=MAX_QUERY_LENGTH)
     if "sr" in fields:
         return _("The weight of keywords and meaning (sr) is a number from 0 to 1.")
     if "semantic" in fields:
         return _("Search by meaning (semantic) is 1 for on or 0 for off.")
-    return error.message
+    if not fields:
+        return _("This search's address cannot be read.")
+    return _(
+        "This search's address holds a value the page cannot use (%(fields)s).",
+        fields=", ".join(sorted(fields)),
+    )
 
 
 @bp.get("/search")
@@ -85,7 +93,7 @@ def search() -> str | tuple[str, int] | HttpResponse:
     except QueryRefused as refused:
         return _unreadable_search(refused)
     except ValidationError as error:
-        return render_template("error.html", status=400, message=_search_refusal(error)), 400
+        return _refused_search(error)
     user_id = viewer_id()
     results = library.search_videos(user_id, query)
 
@@ -98,15 +106,12 @@ def search() -> str | tuple[str, int] | HttpResponse:
         ads = PageAds(decided)
     return render_template(
         "search.html",
-        query=query,
         results=results,
         total_pages=max(1, total_pages(results.total_videos, query.per_page)),
         page_link=page_link,
         snippets=moment_snippets(results.videos),
-        filters=_search_filters(user_id, query),
-        panel=query_panel(query.q, query.read),
         applied=applied_parts(query),
-        default=SearchQuery(q=query.q),
+        **search_form(user_id, query, query.read),
         ads=ads,
         midroll_every=MIDROLL_EVERY_HITS,
         ad_label=ad_label(),
@@ -118,17 +123,37 @@ def _unreadable_search(refused: QueryRefused) -> tuple[str, int]:
     box still holds the text, the form every other condition, and the page says what is
     wrong and where in the reader's words; nothing is searched."""
     query = refused.search
-    user_id = viewer_id()
-    page = render_template(
-        "search.html",
-        query=query,
-        refusal=problem_words(refused.error),
-        filters=_search_filters(user_id, query),
-        panel=query_panel(query.q, None),
-        applied=[],
-        default=SearchQuery(q=query.q),
-    )
-    return page, 400
+    form = search_form(viewer_id(), query, refusal=problem_words(refused.error))
+    return render_template("search.html", applied=[], **form), 400
+
+
+def _refused_search(error: ValidationError) -> tuple[str, int]:
+    """The search page for a search refused before its words were read (a bound of its
+    cost, a value of the address out of range): the box holds what was typed, search by
+    meaning stays as it was asked, the reason stands beside the box in the reader's
+    words; nothing is searched."""
+    semantic = request.args.get("semantic") == "1"
+    query = SearchQuery(q=request.args.get("q", ""), semantic=semantic)
+    form = search_form(viewer_id(), query, refusal=_search_refusal(error))
+    return render_template("search.html", applied=[], **form), 400
+
+
+def search_form(
+    user_id: str | None,
+    query: SearchQuery,
+    read: Query | None = None,
+    refusal: str | None = None,
+) -> dict[str, object]:
+    """What the search form (_search_form.html) reads, on the search page and the home
+    page: the search (`read`: its query read; None when it cannot be), why it was refused
+    if it was, the defaults it is told from, the filter panel and the channels."""
+    return {
+        "query": query,
+        "refusal": refusal,
+        "default": SearchQuery(q=query.q),
+        "panel": query_panel(query.q, read),
+        "filters": _search_filters(user_id, query),
+    }
 
 
 def _canonical_address() -> str | None:

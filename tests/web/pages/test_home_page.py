@@ -53,6 +53,51 @@ def test_without_history_examples_are_words_shared_by_recent_titles(client):
     assert example_searches() == ["大阪グルメ"]
 
 
+def test_a_library_of_japanese_titles_without_spaces_offers_their_nouns(client):
+    """Japanese titles are long runs without spaces: split on spaces and punctuation, a
+    series of them offered nothing; the analyser finds the words they share."""
+    channel = make_channel(title="中華街チャンネル")
+    for n in range(1, 4):
+        make_video(
+            channel,
+            title=f"横浜中華街でぴよぴよざかなを食べ比べ 第{n}回 行列のできる名店を{n}軒",
+        )
+    examples = example_searches()
+    assert {"横浜中華街", "行列", "名店"} <= set(examples)
+    # No counters or particles
+    assert not any(re.search(r"\d|回|を|の", words) for words in examples)
+    page = client.get("/").get_data(as_text=True)
+    assert "横浜中華街" in _examples(page)
+
+
+def _search_form(page: str) -> str:
+    found = re.search(
+        r'<form method="get" action="/search" role="search" class="search-form">.*?</form>',
+        page,
+        re.S,
+    )
+    assert found, "the search form is on the page"
+    return found.group(0)
+
+
+def test_the_home_page_has_the_search_pages_form_with_meaning_help_and_filters(client):
+    channel = make_channel(title="旅のチャンネル")
+    make_video(channel, title="大阪グルメ")
+    home = client.get("/").get_data(as_text=True)
+    form = _search_form(home)
+    assert 'role="switch" name="semantic" value="1" data-meaning-switch' in form
+    assert 'popovertarget="search-help"' in form and 'id="search-help"' in home
+    assert "data-query-panel" in form and 'name="sort"' in form
+    assert f'name="channels" value="{channel.id}"' in form
+    for script in ("search-query.js", "meaning.js", "search-filters.js", 'id="query-rules"'):
+        assert script in home
+    # The same form as the search page's, but for the words in the box
+    searched = client.get("/search?q=大阪").get_data(as_text=True)
+    assert _search_form(searched).replace('value="大阪"', 'value=""').replace(
+        ' placeholder="例: 大阪 グルメ"', ""
+    ) == form.replace(' placeholder="例: 大阪 グルメ"', "")
+
+
 def test_channels_show_their_video_count_and_search_inside_them(client):
     big = make_channel(title="大きいチャンネル")
     small = make_channel(title="小さいチャンネル")

@@ -250,10 +250,14 @@ def test_an_address_the_api_refuses_is_refused_by_the_page_in_the_readers_words(
     api = client.get(f"/api/search?q=醤油&{address}")
     assert api.status_code == 400
     assert field in api.get_json()["error"]["fields"]
-    # Then the page refuses it too, and says why in Japanese
+    # Then the page refuses it too, says why in Japanese beside the box, which keeps
+    # the words
     page = client.get(f"/search?q=醤油&{address}")
     assert page.status_code == 400
-    assert f'<p class="error-message">{message}</p>' in page.get_data(as_text=True)
+    text = page.get_data(as_text=True)
+    problem = text[text.index('id="query-problem"') :]
+    assert f"<p>{message}</p>" in problem[: problem.index("</div>")]
+    assert '<input type="search" name="q" value="醤油"' in text
 
 
 def test_an_empty_strength_from_a_form_is_read_as_the_default(client, channels):

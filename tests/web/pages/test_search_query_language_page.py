@@ -499,7 +499,9 @@ def test_a_bad_date_is_said_in_japanese_and_in_english(client, kitchen):
 def test_a_query_past_a_bound_is_still_refused_in_words(client):
     answer = search(client, " ".join(["word"] * 11))
     assert answer.status_code == 400
-    assert '<p class="error-message">検索する語は10個までにしてください。</p>' in answer.text
+    assert "<p>検索する語は10個までにしてください。</p>" in answer.text
+    assert 'aria-describedby="query-problem"' in answer.text  # beside the box, which keeps it
+    assert f'value="{" ".join(["word"] * 11)}"' in answer.text
 
 
 # -- the results and the history ---------------------------------------------------------
