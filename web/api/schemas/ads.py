@@ -39,6 +39,7 @@ from models.tables import AdReservation, AdvertiserProfile
 from web.api.schemas.common import (
     CONTROL,
     SPACE,
+    TEXT_SPACE,
     Body,
     CountryCode,
     Month,
@@ -76,11 +77,11 @@ InvoiceNumber = Annotated[str, pattern(r"^(T[0-9]{13})?$", max_length=14)]
 # The domain's rules for an e-mail address and a redirect URL, checked again by the
 # domain; as patterns, so that the document states them (spaces around are stripped).
 _NOT = f"{CONTROL}{SPACE}"
-EMAIL_PATTERN = f"^[{SPACE}]*[^@{_NOT}]+@[^@{_NOT}]+\\.[^@.{_NOT}]+[{SPACE}]*$"
+EMAIL_PATTERN = f"^[{TEXT_SPACE}]*[^@{_NOT}]+@[^@{_NOT}]+\\.[^@.{_NOT}]+[{TEXT_SPACE}]*$"
 REDIRECT_URL_PATTERN = (
-    f"^[{SPACE}]*[Hh][Tt][Tt][Pp][Ss]?://"
+    f"^[{TEXT_SPACE}]*[Hh][Tt][Tt][Pp][Ss]?://"
     f"[^:@/?#\\[\\]\\\\{_NOT}][^@/?#\\[\\]\\\\{_NOT}]*"
-    f"([/?#][^\\\\{_NOT}]*)?[{SPACE}]*$"
+    f"([/?#][^\\\\{_NOT}]*)?[{TEXT_SPACE}]*$"
 )
 
 

@@ -36,6 +36,9 @@ CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 _CONTROL = re.compile(f"[{CONTROL}]")
 # What str.strip() takes away (str.isspace), spelled out for the document's patterns.
 SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# The spaces text may hold around its value: SPACE but the control characters text()
+# refuses (\x0b, \x0c, \x1c-\x1f), for the patterns of fields read as text.
+TEXT_SPACE = r"\t\n\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 # Text as the document shows it: no control character, and for a required field at least
 # one character that is not a space.
 ANY_TEXT = f"^[^{CONTROL}]*$"
