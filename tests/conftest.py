@@ -32,6 +32,7 @@ from models import migrations
 from models.ads.delivery import clear_process_cache
 from models.db import db, init_db
 from models.home import forget_home
+from models.plan_prices import forget as forget_plan_prices
 from models.search import get_engine
 from models.search.embedded.layout import DATA_TABLES
 from models.settings import get_settings, load_settings, use_settings
@@ -364,6 +365,7 @@ def redis_up(redis_backend):
     models.redis_client.reset()
     clear_process_cache()
     forget_home()
+    forget_plan_prices()
     yield
     models.redis_client.reset()
 

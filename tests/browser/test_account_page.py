@@ -1,5 +1,6 @@
 """The account page in a browser: copy the referral code and its share link, read a
-wrong code's refusal in Japanese, switch the page to English."""
+wrong code's refusal in Japanese, switch the page to English; the plans with their
+prices beside the member's own, and without prices while the provider does not answer."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import itertools
 
 from playwright.sync_api import expect
 
+from models.payments import PaymentUnavailable, get_provider, provider_service
 from tests.browser.test_purchase_form import sign_in
-from tests.factories import make_user
+from tests.factories import make_subscription, make_user
 from tests.fixtures import keep_screenshot, keep_screenshots_at, no_sideways_scroll
 
 
@@ -125,3 +127,63 @@ def test_the_time_zone_list_offers_japan_first_then_places_by_region(page, site)
     page.click("[data-preferences] button[type=submit]")
     page.wait_for_url(f"{site}/account")
     assert select.input_value() == "Europe/Paris"
+
+
+def rows_of(cards) -> int:
+    """How many rows the cards are laid out in."""
+    tops = cards.evaluate_all("cs => cs.map((c) => Math.round(c.getBoundingClientRect().top))")
+    return len(set(tops))
+
+
+def test_the_plans_with_their_prices_beside_the_member_own(page, site):
+    member = make_user(email="plans-browser@example.jp")
+    make_subscription(member, plan="plus")
+    sign_in(page, site, member.email)
+    page.goto(f"{site}/account#plans")
+    plus = page.locator("[data-plan-offer='plus']")
+    expect(plus.locator("[data-plan-yours]")).to_have_text("現在のプラン")
+    expect(plus.locator("[data-plan-price]")).to_have_text("¥980 / 月 税込")
+    pro = page.locator("[data-plan-offer='pro']")
+    pro_text = " ".join(pro.inner_text().split())
+    assert pro_text == "プロ ¥2,980 / 月 税込 毎月 2,000 クレジット 広告なし"
+    assert page.locator("[data-plan-yours]").count() == 1
+    # the way to change the plan follows the plans
+    expect(page.get_by_role("button", name="契約を管理する")).to_be_visible()
+    cards = page.locator("[data-plan-offer]")
+    for width, rows in ((1280, 1), (375, 3)):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert rows_of(cards) == rows, width
+        no_sideways_scroll(page)
+    keep_screenshots_at(page, "account-plans")
+
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("h1")).to_have_text("Account")
+    expect(plus.locator("[data-plan-price]")).to_have_text("¥980 / month tax included")
+    expect(plus.locator("[data-plan-yours]")).to_have_text("Your plan")
+    keep_screenshots_at(page, "account-plans-en")
+
+
+class Unreachable:
+    """The provider, its price reads failing as when it cannot be reached."""
+
+    def __init__(self, provider):
+        self.provider = provider
+
+    def get_price(self, price_id):
+        raise PaymentUnavailable("connection refused")
+
+    def __getattr__(self, name):
+        return getattr(self.provider, name)
+
+
+def test_while_the_provider_does_not_answer_the_plans_show_without_prices(page, site):
+    sign_in(page, site, make_user(email="no-prices@example.jp").email)
+    with provider_service.swap(Unreachable(get_provider())):
+        page.goto(f"{site}/account")
+    expect(page.locator("[data-prices-unavailable]")).to_have_text(
+        "いまは料金を表示できません。お支払いの前に、決済画面で料金を確認できます。"
+    )
+    assert page.locator(".plan-tax").count() == 0
+    expect(page.locator("[data-plan-offer='pro']")).to_contain_text("毎月 2,000 クレジット")
+    expect(page.get_by_role("button", name="プロに登録")).to_be_visible()
+    keep_screenshots_at(page, "account-prices-unavailable")

@@ -39,6 +39,9 @@ def test_the_return_page_says_confirming_then_follows_the_confirmation(
     expect(status).to_contain_text("確認中")
     expect(page.locator("[data-plan]")).to_contain_text("確認中")
     expect(page.locator("[data-plan]")).not_to_contain_text("無料")
+    # among the plans, the one being confirmed is marked so
+    yours = page.locator("[data-plan-offer='plus'] [data-plan-yours]")
+    expect(yours).to_have_text("確認中")
     assert page.locator("[data-subscribe]:visible").count() == 0
     expect(page.locator(".site-header [data-header-credits]")).to_have_text("50")
     keep_screenshots_at(page, f"subscription-confirming-{width}", widths=(width,))
@@ -51,6 +54,7 @@ def test_the_return_page_says_confirming_then_follows_the_confirmation(
     expect(plan).to_have_text("プラス（毎月 500 クレジット）")
     expect(status).to_contain_text("プラス")
     expect(status).not_to_contain_text("確認中")
+    expect(yours).to_have_text("現在のプラン")
     expect(page.locator("[data-credit-balance]")).to_have_text("500")
     expect(page.locator(".site-header [data-header-credits]")).to_have_text("500")
     assert page.locator("[data-subscribe]:visible").count() == 0

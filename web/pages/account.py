@@ -1,5 +1,6 @@
-"""The member's account page: plan and credits, the subscription, referrals, history,
-favourites and the reader's time zone."""
+"""The member's account page: plan and credits, the plans with their prices
+(models/plan_prices.py), the subscription, referrals, history, favourites and the
+reader's time zone."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from flask import render_template, request
 
 from models import library
 from models.billing import subscription_summary
+from models.plan_prices import plan_offers
 from models.plans import PLAN_LIMITS, plan_of
 from models.referrals import referral_count
 from web.auth import login_required
@@ -38,6 +40,7 @@ def account() -> str:
         plan=plan,
         plan_limit=PLAN_LIMITS[plan],
         plan_limits=PLAN_LIMITS,
+        offers=plan_offers(),
         confirming=returned_for if returned_for and plan == "free" else None,
         confirmed=plan if returned_for and plan != "free" else None,
         subscription=subscription_summary(user.id),

@@ -101,6 +101,8 @@
       plan.textContent = confirming.dataset.planWords;
       confirming.textContent = confirming.dataset.confirmedWords;
       delete confirming.dataset.confirming;
+      const yours = document.querySelector("[data-plan-yours]");
+      if (yours) yours.textContent = t("your_plan");
       document.querySelector("[data-credit-balance]").textContent = me.creditBalance;
       document.querySelector("[data-bonus-credit]").textContent = me.bonusCredit;
       showHeaderBalance(me.creditBalance, me.bonusCredit);
