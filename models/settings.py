@@ -110,6 +110,53 @@ def _email(env: Mapping[str, str], name: str) -> str | None:
     return value
 
 
+ANY_ORIGIN = "*"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origins(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated web origins (`https://example.com,http://localhost:5173`), each
+    written as a browser sends it in `Origin` (scheme and host in lower case, a default
+    port left out), or `*` alone for any site. An origin with a path, a query, a user,
+    a wildcard or another scheme than http/https refuses the start."""
+    values = _list(env, name)
+    if ANY_ORIGIN in values:
+        if len(values) > 1:
+            raise ConfigError(f"{name}: * (any site) stands alone (got {', '.join(values)})")
+        return (ANY_ORIGIN,)
+    return tuple(dict.fromkeys(_origin(name, value) for value in values))
+
+
+def _origin(name: str, value: str) -> str:
+    problem = (
+        f"{name}: {value!r} is not an origin: write scheme://host[:port], http or https,"
+        " without a path (not even /), such as https://example.com"
+    )
+    parts = urlsplit(value)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        raise ConfigError(problem) from None
+    host = (parts.hostname or "").lower()
+    if (
+        scheme not in _DEFAULT_PORTS
+        or not host
+        or "*" in host
+        or parts.username is not None
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or value.endswith(("?", "#"))
+    ):
+        raise ConfigError(problem)
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == _DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
 def _dev_default_country(env: Mapping[str, str], app_env: str) -> str | None:
     """DEV_DEFAULT_COUNTRY (default JP): the country of a development request without
     Edge-IPCountry. Ignored outside development: the edge always sends the header."""
@@ -216,6 +263,9 @@ class Settings:
     # Seconds a counted beacon entry may stay unacknowledged before another consumer of
     # the beacons' stream claims it (workers/beacons.py): its reader is taken for dead.
     ad_counting_claim_seconds: int = 30
+    # CORS_ORIGINS: the sites whose pages may read the public read API (web/cors.py), as
+    # browsers write their Origin; ("*",) for any site; () for none.
+    cors_origins: tuple[str, ...] = ()
 
     @property
     def is_production(self) -> bool:
@@ -323,6 +373,7 @@ def load_settings(
         ),
         trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0, minimum=0),
         ad_counting_claim_seconds=_int(env, "AD_COUNTING_CLAIM_SECONDS", 30, minimum=1),
+        cors_origins=_origins(env, "CORS_ORIGINS"),
     )
     if not settings.support_email and not production:
         # Development and tests only: production names its own (refused without it).

@@ -25,6 +25,7 @@ from web import (
     api,
     auth,
     catalogs,
+    cors,
     dev_login,
     errors,
     i18n,
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     icons.init_app(app)
     preferences.init_app(app, csrf)
     admin.init_app(app)
+    cors.init_app(app, settings)  # before the limits: a preflight is never counted
     limits.init_app(app, settings)  # after every limited view is registered
     csrf.init_app(app)
     _security_headers(app, settings)

@@ -165,6 +165,7 @@ def test_the_sample_file_lists_every_variable_and_loads_as_development(tmp_path,
         "PUBLIC_BASE_URL",
         "AD_CHECKOUT_TTL_MINUTES",
         "SUPPORT_EMAIL",
+        "CORS_ORIGINS",
     ):
         assert f"\n{name}=" in sample, name
     (tmp_path / ".env").write_text(sample)
