@@ -33,13 +33,12 @@ from models.platform.fixture import FixturePlatform
 from models.search.analysis import nouns
 from models.search.text import CJK_RUN
 from models.settings import get_settings
-from models.tables import Channel, SearchHistory, Video
+from models.tables import HIDDEN_STATUSES, Channel, SearchHistory, Video
 
 EXAMPLE_COUNT = 8
 HISTORY_DAYS = 30
 RECENT_TITLES = 200
 CHANNEL_COUNT = 24
-HIDDEN_STATUSES = ("deleted", "opted_out")
 MIN_SEARCHERS = 2
 KEEP_SECONDS = 60.0
 

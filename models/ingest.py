@@ -30,7 +30,7 @@ from models.redis_client import get_redis
 from models.search import SearchError
 from models.search.segments import build_segments
 from models.subtitles import forget_track, store_track
-from models.tables import Channel, SubtitleTrack, Video
+from models.tables import HIDDEN_STATUSES, Channel, SubtitleTrack, Video
 
 log = logging.getLogger(__name__)
 
@@ -488,8 +488,7 @@ def due_channels(now_text: str | None = None) -> list[str]:
     return [
         c.id
         for c in Channel.select(Channel.id).where(
-            (Channel.updated_at <= cutoff)
-            & Channel.subtitle_status.not_in(("deleted", "opted_out"))
+            (Channel.updated_at <= cutoff) & Channel.subtitle_status.not_in(HIDDEN_STATUSES)
         )
     ]
 

@@ -8,10 +8,10 @@ from dataclasses import replace
 from models.clock import now_iso
 from models.errors import NotFound
 from models.metrics import SEARCH_SECONDS, timed
-from models.search import SearchQuery, SearchResults, VideoResults, get_engine
+from models.search import SearchQuery, SearchResults, VideoMoments, VideoResults, get_engine
 from models.search.moments import merge_overlapping
 from models.settings import get_settings
-from models.tables import Channel, FavoriteChannel, SearchHistory
+from models.tables import HIDDEN_STATUSES, Channel, FavoriteChannel, SearchHistory, Video
 
 HISTORY_LIMIT = 100
 
@@ -71,6 +71,25 @@ def search_videos(user_id: str | None, query: SearchQuery) -> VideoResults:
     return results
 
 
+def video_moments(query: SearchQuery, video_id: str) -> VideoMoments:
+    """Every moment of one video for a search, a page of them (docs/api.md, Moments of a
+    video): what a grouped search counts as its `total_moments`, the moments it shows
+    first. A video no search lists (unknown, deleted, of a channel deleted or opted out)
+    is NotFound. Not recorded in the history: the search that found the video was."""
+    found = (
+        Video.select(Video.subtitle_status, Channel.subtitle_status.alias("channel_status"))
+        .join(Channel)
+        .where(Video.id == video_id)
+        .dicts()
+        .first()
+    )
+    statuses = {found["subtitle_status"], found["channel_status"]} if found else set()
+    if found is None or not statuses.isdisjoint(HIDDEN_STATUSES):
+        raise NotFound("No video has this id.")
+    with timed(SEARCH_SECONDS, engine=get_settings().search_backend, kind="video_moments"):
+        return get_engine().video_moments(query, video_id)
+
+
 def history(user_id: str) -> list[SearchHistory]:
     return list(
         SearchHistory.select()
@@ -126,7 +145,7 @@ def channel_choices(limit: int = CHANNEL_CHOICES_LIMIT) -> list[Channel]:
     ones (neither deleted nor opted out), the `limit` largest by video count, by title."""
     largest = (
         Channel.select()
-        .where(Channel.subtitle_status.not_in(("deleted", "opted_out")))
+        .where(Channel.subtitle_status.not_in(HIDDEN_STATUSES))
         .order_by(Channel.video_count.desc(), Channel.id)
         .limit(limit)
     )

@@ -57,7 +57,7 @@ AD_EVENTS = Counter(
 )
 SEARCH_SECONDS = Histogram(
     "subsearch_search_duration_seconds",
-    "Time the search engine took to answer, by engine and kind (moments or videos).",
+    "Time the search engine took to answer, by engine and kind (moments, videos or video_moments).",
     ["engine", "kind"],
     buckets=LATENCY_BUCKETS,
 )

@@ -12,7 +12,7 @@ from typing import Any
 from models.clock import now_iso
 from models.platform.base import Cue, Subtitles
 from models.search import get_engine
-from models.search.base import Segment, VideoHit
+from models.search.base import Hit, Segment, VideoHit
 from models.search.segments import clean_rolling_repeats
 from models.search.snippets import Snippet, cue_snippet
 from models.tables import SubtitleTrack
@@ -122,6 +122,13 @@ def moment_snippets(videos: list[VideoHit]) -> dict[str, list[Snippet]]:
             cue_snippet(hit, _cues_of(track, hit.start, hit.end)) for hit in video.moments
         ]
     return snippets
+
+
+def hit_snippets(video_id: str, hits: list[Hit]) -> list[Snippet]:
+    """One video's moments (a page of its moments for a search) cut back into their cues,
+    as moment_snippets cuts a page of results': one read of its track."""
+    track = stored_cues([video_id]).get(video_id) if hits else None
+    return [cue_snippet(hit, _cues_of(track, hit.start, hit.end)) for hit in hits]
 
 
 def _cues_of(track: StoredCues | None, start: float | None, end: float | None) -> list[Segment]:

@@ -138,6 +138,10 @@ class Verification(BaseModel):
         table_name = "verifications"
 
 
+# A video or channel in these states (subtitle_status) is listed by no search or page.
+HIDDEN_STATUSES = ("deleted", "opted_out")
+
+
 class Channel(BaseModel):
     id = TextField(primary_key=True)
     title = TextField()

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 # naming the same limit share one count: the search page and the search API, say.
 LIMITED = {
     "api.search": "search",
+    "api.video_moments": "search",
     "pages.search": "search",
     "api.unlock": "unlock",
     "api.claim": "referral_claim",

@@ -41,6 +41,7 @@ from models.search.base import (
     SearchUnavailable,
     Segment,
     VideoHit,
+    VideoMoments,
     VideoResults,
 )
 from models.search.embedded import EmbeddedEngine
@@ -69,6 +70,7 @@ __all__ = [
     "SearchUnavailable",
     "Segment",
     "VideoHit",
+    "VideoMoments",
     "VideoResults",
     "get_embedder",
     "get_engine",

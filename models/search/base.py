@@ -165,6 +165,9 @@ class VideoHit:
     moments: list[Hit]  # subtitle hits, at most MOMENTS_PER_VIDEO, best first; [] for a
     # video found only by its title or description
     matched_in: tuple[str, ...]  # which of "subtitle", "title", "description" matched
+    # Every moment of the video for the search (moments.py), as video_moments lists
+    # them; 0 for a video found only by its title or description.
+    total_moments: int = 0
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,16 @@ class VideoResults:
     total_videos: int  # exact up to TOTAL_VIDEOS_CAP; TOTAL_VIDEOS_CAP when more
     more_than_cap: bool  # more than TOTAL_VIDEOS_CAP videos match
     videos: list[VideoHit]  # the page: SearchQuery.page and per_page count videos
+    semantic_applied: bool = False
+
+
+@dataclass(frozen=True)
+class VideoMoments:
+    """A page of one video's moments for a search (SearchQuery.page and per_page count
+    moments), best first, and how many there are."""
+
+    total_moments: int
+    moments: list[Hit]  # subtitle hits over each moment's range, highlighted
     semantic_applied: bool = False
 
 
@@ -212,6 +225,11 @@ class SearchEngine(Protocol):
     def search_videos(self, query: SearchQuery) -> VideoResults:
         """Matches grouped by video: one entry per video, the query's sort and page
         applied to videos."""
+
+    def video_moments(self, query: SearchQuery, video_id: str) -> VideoMoments:
+        """Every moment of one video for the search, a page of them: the moments a
+        grouped answer shows the video with first, then the others, best first
+        (moments.py); the count is the grouped answer's `total_moments`."""
 
     def video_segments(self, video_id: str) -> list[Segment]:
         """The video's subtitle segments in time order."""

@@ -87,8 +87,10 @@ from models.search.analysis import KANA_MARK, READING_MARK, WORD_MARK, index_wor
 from models.search.base import (
     DEFAULT_TIME_BUDGET_MS,
     INDEX_NAME,
+    MOMENTS_PER_VIDEO,
     TOTAL_VIDEOS_CAP,
     Document,
+    Hit,
     IndexedVideo,
     IndexNotReady,
     SearchBusy,
@@ -97,11 +99,12 @@ from models.search.base import (
     SearchResults,
     SearchUnavailable,
     Segment,
+    VideoMoments,
     VideoResults,
 )
 from models.search.embedder import Embedder, NoEmbedder, Questions, vector_by
 from models.search.meaning_floor import measured_floor
-from models.search.meili_answer import build_hit, build_video, videos_of_scan
+from models.search.meili_answer import build_hit, build_video, scan_page
 from models.search.meili_fields import (
     EMBEDDER,
     POST_TAG,
@@ -115,6 +118,7 @@ from models.search.meili_fields import (
     unix_seconds,
 )
 from models.search.meili_meaning import Meaning, meaning_of, probe
+from models.search.meili_moments import Matches, per_branch, shown_from, video_matches
 from models.search.meili_request import (
     SORT_RULES,
     TARGET_FIELDS,
@@ -124,15 +128,18 @@ from models.search.meili_request import (
     branch_weights,
     facet_values,
     first_of_each_video,
+    match_queries,
     merge_ranked,
     per_video,
     plan_query,
     search_params,
+    shown_query,
     video_queries,
 )
+from models.search.moments import VideoMoment, group_spans, moment_hit, rank_moments
 from models.search.query import Query
 from models.search.segments import transcript
-from models.search.text import normalize, unify_long_vowels
+from models.search.text import Term, normalize, unify_long_vowels
 
 log = logging.getLogger(__name__)
 
@@ -713,39 +720,131 @@ class MeilisearchEngine:
     def search_videos(self, query: SearchQuery) -> VideoResults:
         """The page of videos (its best document each) and their count, then one
         multi-search asking, for each of them, its best subtitle segments and its video
-        document (each branch of the query asked apart, merged here)."""
+        document, and every subtitle segment it matches by id and times (each branch of the
+        query asked apart, merged here): its moments, counted and ranked
+        (meili_moments.py)."""
         plan = plan_query(query.read)
         targets = query.targets or tuple(TARGET_FIELDS)
+        own = not plan.read.simple or plan.by_reading
         deadline = time.monotonic() + self.time_budget_ms / 1000
         vector = self._query_vector(query, plan.read, deadline)
         with _engine_errors("searching"), self._budget(deadline) as client:
             meaning = self._meaning(client(), query, plan, vector)
-            semantic_applied = meaning is not None
+            weights = branch_weights(plan, meaning)
+            queries: list[dict[str, Any]] = []
+            metas: list[dict[str, Any] | None] = []
             if plan.scanned:
-                found = self._scanned(client(), query, plan, meaning)
-                return videos_of_scan(found, query, targets, plan.read.terms, semantic_applied)
-            if _federates(plan, meaning):
-                best, total = self._federated_videos(client, query, plan, meaning)
+                scanned = self._scanned(client(), query, plan, meaning)
+                best, metas, total = scan_page(scanned, query)
             else:
-                extra = {"distinct": "videoId", "showRankingScore": True}
-                response = self._search(client(), query, plan, meaning, extra)
-                best, total = response["hits"], response.get("totalHits", 0)
-            best = [raw for raw in best if raw.get("kind") in TARGET_KINDS.values()]
+                if _federates(plan, meaning):
+                    best, total = self._federated_videos(client, query, plan, meaning)
+                else:
+                    extra = {"distinct": "videoId", "showRankingScore": True}
+                    response = self._search(client(), query, plan, meaning, extra)
+                    best, total = response["hits"], response.get("totalHits", 0)
+                best = [raw for raw in best if raw.get("kind") in TARGET_KINDS.values()]
+                queries = video_queries(query, plan, [raw["videoId"] for raw in best], meaning)
             ids = [raw["videoId"] for raw in best]
-            queries = video_queries(query, plan, ids, meaning)
-            found = client().multi_search(queries)["results"] if queries else []
-        answers = per_video(found, len(ids), branch_weights(plan, meaning))
-        own = not plan.read.simple or plan.by_reading
-        videos = [
-            build_video(raw, subtitles, meta, targets, plan.read.terms, own=own)
-            for raw, (subtitles, meta) in zip(best, answers, strict=True)
-        ]
+            every = match_queries(query, plan, ids, meaning, text=own)
+            results = client().multi_search([*queries, *every])["results"] if ids else []
+            answered, matched = results[: len(queries)], results[len(queries) :]
+            checked = self._checked_branches(plan, meaning)
+            matches = video_matches(matched, len(ids), weights, plan, checked)
+            groups = [group_spans(match.spans) for match in matches]
+            shown = [
+                rank_moments(moments, match.ranking, MOMENTS_PER_VIDEO)
+                for moments, match in zip(groups, matches, strict=True)
+            ]
+            asked = per_branch(answered, len(ids), len(weights)) if answered else None
+            docs = self._shown_docs(client, query, plan, meaning, ids, matches, shown, asked, own)
+        if not plan.scanned:
+            metas = [meta for _, meta in per_video(answered, len(ids), weights)]
+        videos = []
+        for raw, meta, made, moments in zip(best, metas, groups, shown, strict=True):
+            hits = _moment_hits(moments, docs, targets, plan.read.terms, own)
+            counted = len(made) if hits else 0
+            videos.append(build_video(raw, hits, counted, meta, targets, plan.read.terms, own=own))
         return VideoResults(
             total_videos=min(total, TOTAL_VIDEOS_CAP),
             more_than_cap=total > TOTAL_VIDEOS_CAP,
             videos=videos,
-            semantic_applied=semantic_applied,
+            semantic_applied=meaning is not None,
         )
+
+    def video_moments(self, query: SearchQuery, video_id: str) -> VideoMoments:
+        """Every moment of one video, a page of them: its matching subtitle documents
+        asked whole (one multi-search), the page's highlighted where the highlights are
+        Meilisearch's (a second one)."""
+        plan = plan_query(query.read)
+        targets = query.targets or tuple(TARGET_FIELDS)
+        own = not plan.read.simple or plan.by_reading
+        deadline = time.monotonic() + self.time_budget_ms / 1000
+        vector = self._query_vector(query, plan.read, deadline)
+        with (
+            _engine_errors(f"listing the moments of video {video_id}"),
+            self._budget(deadline) as client,
+        ):
+            meaning = self._meaning(client(), query, plan, vector)
+            weights = branch_weights(plan, meaning)
+            every = match_queries(query, plan, [video_id], meaning, text=own)
+            results = client().multi_search(every)["results"]
+            checked = self._checked_branches(plan, meaning)
+            [matches] = video_matches(results, 1, weights, plan, checked)
+            listed = rank_moments(group_spans(matches.spans), matches.ranking)
+            first = (query.page - 1) * query.per_page
+            page = listed[first : first + query.per_page]
+            docs = self._shown_docs(
+                client, query, plan, meaning, [video_id], [matches], [page], None, own
+            )
+        return VideoMoments(
+            total_moments=len(listed),
+            moments=_moment_hits(page, docs, targets, plan.read.terms, own),
+            semantic_applied=meaning is not None,
+        )
+
+    @staticmethod
+    def _checked_branches(plan: QueryPlan, meaning: Meaning | None) -> int:
+        """How many of the branches asked are keyword ones whose hits are checked for
+        the prefixes their q left out (a query of several prefix terms)."""
+        if not plan.scanned or (meaning is not None and meaning.alone):
+            return 0
+        return len(plan.qs)
+
+    def _shown_docs(
+        self,
+        client: Callable[[], meilisearch.Client],
+        query: SearchQuery,
+        plan: QueryPlan,
+        meaning: Meaning | None,
+        ids: list[str],
+        matches: list[Matches],
+        shown: list[list[VideoMoment]],
+        asked: list[list[list[dict[str, Any]]]] | None,
+        own: bool,
+    ) -> dict[str, Mapping[str, Any]]:
+        """The documents showing each video's moments, by id: as the match queries read
+        them where the highlights are ours; else highlighted, from `asked` (each video's
+        best documents of each branch, as video_queries asked them) or asked at their
+        place, all in one multi-search."""
+        docs: dict[str, Mapping[str, Any]] = {}
+        if own:
+            for match in matches:
+                docs.update((str(doc["id"]), doc) for doc in match.docs)
+            return docs
+        wanted: list[dict[str, Any]] = []
+        for n, (video_id, match, moments) in enumerate(zip(ids, matches, shown, strict=True)):
+            found, missing = shown_from(moments, match, asked[n] if asked else ())
+            docs.update(found)
+            wanted.extend(
+                shown_query(query, plan, video_id, meaning, branch, at) for branch, at in missing
+            )
+        if wanted:
+            # A document found elsewhere than its place (the index changed meanwhile) is
+            # not the one asked for: its moment is left out.
+            for answer in client().multi_search(wanted)["results"]:
+                docs.update((str(hit["id"]), hit) for hit in answer.get("hits") or [])
+        return docs
 
     def _federated_videos(
         self,
@@ -815,6 +914,24 @@ class MeilisearchEngine:
             # An instance holds a handful of keys; one page of 1000 is all of them.
             found = client.get_keys({"limit": 1000})
         return [{"name": key.name, "key": key.key} for key in found.results]
+
+
+def _moment_hits(
+    moments: list[VideoMoment],
+    docs: Mapping[str, Mapping[str, Any]],
+    targets: tuple[str, ...],
+    terms: list[Term],
+    own: bool,
+) -> list[Hit]:
+    """The moments as hits, each the document showing it (by id in `docs`) over the
+    moment's range; a moment whose document is missing (gone meanwhile) is left out."""
+    hits = []
+    for moment in moments:
+        doc = docs.get(str(moment.shown[0]))
+        hit = build_hit(doc, targets, terms, own=own) if doc is not None else None
+        if hit is not None:
+            hits.append(moment_hit(moment, hit))
+    return hits
 
 
 # -- documents as stored ------------------------------------------------------------------

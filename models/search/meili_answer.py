@@ -1,5 +1,5 @@
 """Meilisearch's hits as the engine's answers: a Hit per document, a VideoHit per video of a
-grouped page, and their highlights.
+grouped page (its moments: meili_moments.py), and their highlights.
 
 Highlights mark every required term: Meilisearch's marks when the query is simple, else our
 own (highlight.py), as theirs cover one branch only (one side of an OR) and a prefix's letters,
@@ -10,22 +10,13 @@ of a spelling variant, or by meaning alone).
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from models.search.base import (
-    MOMENTS_PER_VIDEO,
-    TOTAL_VIDEOS_CAP,
-    Hit,
-    SearchQuery,
-    VideoHit,
-    VideoResults,
-)
+from models.search.base import Hit, SearchQuery, VideoHit
 from models.search.highlight import crop, matches
 from models.search.highlight import highlight as highlight_terms
 from models.search.meili_fields import POST_TAG, PRE_TAG, READING_FIELDS, WORD_FIELDS
-from models.search.meili_request import MOMENT_CANDIDATES
-from models.search.moments import merge_overlapping
 from models.search.text import Term
 
 
@@ -72,17 +63,17 @@ def build_hit(
 
 def build_video(
     best: Mapping[str, Any],
-    subtitles: Sequence[Mapping[str, Any]],
+    moments: list[Hit],
+    total_moments: int,
     meta: Mapping[str, Any] | None,
     targets: tuple[str, ...],
     terms: list[Term],
     *,
     own: bool = False,
 ) -> VideoHit:
-    """One video of a grouped answer from its best document, its best subtitle hits and
-    its video document when that matched (`own`: build_hit)."""
-    hits = [hit for raw in subtitles if (hit := build_hit(raw, targets, terms, own=own))]
-    moments = merge_overlapping(hits, limit=MOMENTS_PER_VIDEO)
+    """One video of a grouped answer from its best document, the moments it shows and
+    how many it has (meili_moments.py), and its video document when that matched
+    (`own`: build_hit)."""
     matched = ["subtitle"] if moments else []
     if meta is not None:
         positions = _positions(meta, terms, own=own)
@@ -103,36 +94,23 @@ def build_video(
         score=_score(best),
         moments=moments,
         matched_in=tuple(matched),
+        total_moments=total_moments,
     )
 
 
-def videos_of_scan(
-    found: list[dict[str, Any]],
-    query: SearchQuery,
-    targets: tuple[str, ...],
-    terms: list[Term],
-    semantic_applied: bool,
-) -> VideoResults:
-    """Results by video from every document a scanned search found (best first): each
-    video at its best document, its moments and video document among those found,
-    highlighted by our own matching (the scan checked terms Meilisearch did not mark)."""
+def scan_page(
+    found: list[dict[str, Any]], query: SearchQuery
+) -> tuple[list[dict[str, Any]], list[dict[str, Any] | None], int]:
+    """The page of videos of a scanned search (every document it found, best first):
+    each video's best document and its video document among those found (None when it
+    is not), and how many videos there are."""
     by_video: dict[str, list[dict[str, Any]]] = {}
     for hit in found:
         by_video.setdefault(hit["videoId"], []).append(hit)
     first = (query.page - 1) * query.per_page
-    page = list(by_video.items())[first : first + query.per_page]
-    videos = []
-    for _, hits in page:
-        subtitles = [hit for hit in hits if hit.get("kind") == "subtitle"][:MOMENT_CANDIDATES]
-        meta = next((hit for hit in hits if hit.get("kind") == "video"), None)
-        videos.append(build_video(hits[0], subtitles, meta, targets, terms, own=True))
-    total = len(by_video)
-    return VideoResults(
-        total_videos=min(total, TOTAL_VIDEOS_CAP),
-        more_than_cap=total > TOTAL_VIDEOS_CAP,
-        videos=videos,
-        semantic_applied=semantic_applied,
-    )
+    page = list(by_video.values())[first : first + query.per_page]
+    metas = [next((hit for hit in hits if hit.get("kind") == "video"), None) for hits in page]
+    return [hits[0] for hits in page], metas, len(by_video)
 
 
 def own_highlight(text: str, field: str, terms: list[Term]) -> tuple[str, str]:

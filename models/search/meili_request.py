@@ -71,6 +71,13 @@ CROP_LENGTH = 40  # words of a description shown around its match
 # Subtitle hits asked for each video of a grouped page: overlapping segments find the same
 # words twice and fold into one moment, so a few more than the moments shown.
 MOMENT_CANDIDATES = 2 * MOMENTS_PER_VIDEO
+# Every moment of a video (match_queries): its matching subtitle documents read at most,
+# the index's maxTotalHits (more than any video holds), and of those found by meaning its
+# nearest this many, as the embedded engine asks the 100 nearest of the whole index.
+EVERY_MATCH = 100_000
+MEANING_MATCHES = 100
+# What a match query reads of each document: its id and times, and what a hit is built of.
+MATCH_FIELDS = ["id", "videoId", "channelId", "kind", "start", "end"]
 
 # The weight of a branch by reading in a federation, which merges hits by ranking score
 # times weight: a ranking score is at most 1 and a match as written scores far above
@@ -415,6 +422,87 @@ def video_queries(
                 bodies.append(meaning.body(by_meaning) if meant else {**by_meaning, "limit": 0})
             queries.extend(bodies)
     return queries
+
+
+def match_queries(
+    query: SearchQuery,
+    plan: QueryPlan,
+    video_ids: list[str],
+    meaning: Meaning | None,
+    *,
+    text: bool,
+) -> list[dict[str, Any]]:
+    """For each video, in order: every subtitle document of it that matches (its moments,
+    models/search/moments.py), best first, asked once per branch as video_queries asks
+    (the keyword branches, then the branch by meaning, which brings its MEANING_MATCHES
+    nearest), each reading the documents' ids and times alone, unhighlighted (`text`:
+    their text too, where the highlights are ours or a prefix is checked here)."""
+    fields = [*MATCH_FIELDS, "text"] if text else MATCH_FIELDS
+    read: dict[str, Any] = {"attributesToRetrieve": fields}
+    if plan.scanned:
+        read["showMatchesPosition"] = True  # QueryPlan.holds reads it
+    queries = []
+    for video_id in video_ids:
+        bodies = _match_bodies(query, plan, video_id, meaning)
+        for branch, body in enumerate(bodies):
+            by_meaning = meaning is not None and branch == len(bodies) - 1  # the last
+            most = MEANING_MATCHES if by_meaning else EVERY_MATCH
+            queries.append({**body, **read, "limit": min(body.get("limit", most), most)})
+    return queries
+
+
+# How a match query asks the one document it shows (shown_query): highlighted as a search
+# asks (search_params), with the positions its marks are built from.
+_HIGHLIGHTED = {
+    "attributesToHighlight": ["text"],
+    "highlightPreTag": PRE_TAG,
+    "highlightPostTag": POST_TAG,
+    "showMatchesPosition": True,
+}
+
+
+def shown_query(
+    query: SearchQuery,
+    plan: QueryPlan,
+    video_id: str,
+    meaning: Meaning | None,
+    branch: int,
+    at: int,
+) -> dict[str, Any]:
+    """The document at place `at` of a video's match query of `branch` (match_queries),
+    whole and highlighted, as a grouped answer shows a moment by it: the same query, so
+    the same order."""
+    body = _match_bodies(query, plan, video_id, meaning)[branch]
+    return {**body, **_HIGHLIGHTED, "offset": at, "limit": 1}
+
+
+def _match_bodies(
+    query: SearchQuery, plan: QueryPlan, video_id: str, meaning: Meaning | None
+) -> list[dict[str, Any]]:
+    """The bodies of a video's match queries, one a branch in the order of
+    branch_weights (the branch by meaning last, asked for nothing when it brings nothing
+    of this video), without what they read; the subtitle documents of the query's
+    channels and filters alone, by relevance. Searching no subtitles: asked for nothing."""
+    clauses = [equals("videoId", video_id), equals("kind", "subtitle")]
+    if query.channels:
+        clauses.append(f"channelId IN [{', '.join(quote(c) for c in query.channels)}]")
+    clauses.extend(filter_clauses(plan.read.filters))
+    asked: dict[str, Any] = {
+        "indexUid": INDEX_NAME,
+        "filter": " AND ".join(clauses),
+        "showRankingScore": True,
+        "matchingStrategy": "all",
+        "attributesToSearchOn": searched_on(query),
+    }
+    if "subtitle" not in (query.targets or tuple(TARGET_FIELDS)):
+        asked["limit"] = 0
+    qs = [] if meaning is not None and meaning.alone else plan.qs
+    bodies = [{**asked, "q": q, **_searching(query, plan, n)} for n, q in enumerate(qs)]
+    if meaning is not None:
+        meant = not meaning.finds_nothing and (meaning.videos is None or video_id in meaning.videos)
+        by_meaning = {**asked, "q": plan.qs[0], **_searching(query, plan, 0)}
+        bodies.append(meaning.body(by_meaning) if meant else {**by_meaning, "limit": 0})
+    return bodies
 
 
 def branch_weights(plan: QueryPlan, meaning: Meaning | None) -> list[float]:

@@ -182,9 +182,13 @@ def test_unlock_a_video_by_keyboard(page, site, walk, player, width):
     expect(announced).to_contain_text("残りは 9 クレジットです。")
     row = User.get_by_id(member.id)
     assert row.credit_balance + row.bonus_credit == 9
-    # The keyboard goes on from the subtitles, not from the top of the page again
+    # The keyboard goes on from the subtitles, not from the top of the page again: their
+    # files' menu, find in them (field, previous, next), then the first cue
     assert focused(page, "#subtitles-heading")
     press(page)
+    assert focused(page, "[data-download] summary")
+    stops = tab_to(page, "[data-cues] a.timestamp", most=4)
+    assert len(stops) == 4
     assert focused(page, "[data-cues] > li:first-child a.timestamp")
     expect(page).to_have_url(re.compile(rf"/videos/{VIDEO}$"))
 

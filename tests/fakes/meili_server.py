@@ -88,6 +88,7 @@ SEARCH_PARAMS = {
     "vector",
     "matchingStrategy",
     "rankingScoreThreshold",
+    "attributesToRetrieve",
 }
 FEDERATION_PARAMS = {"offset", "limit", "facetsByIndex", "mergeFacets"}
 SETTINGS = {
@@ -746,6 +747,9 @@ class FakeMeilisearch:
         and cropped fields (every word of the query found, marked; the excluded ones
         never) and its matches' positions."""
         hit = {field: value for field, value in doc.items() if field != VECTORS}
+        retrieved = body.get("attributesToRetrieve")
+        if retrieved is not None and "*" not in retrieved:
+            hit = {field: value for field, value in hit.items() if field in retrieved}
         highlighted = body.get("attributesToHighlight") or []
         cropped = body.get("attributesToCrop") or []
         if highlighted or cropped:

@@ -46,6 +46,7 @@ def from_address(app, address):
 # Anonymous calls to member routes are counted too (by address): a flood needs no account.
 CALLS = {
     "api.search": ("search", "GET", "/api/search?q=test", {}),
+    "api.video_moments": ("search", "GET", "/api/videos/abcdefghijk/moments?q=test", {}),
     "pages.search": ("search", "GET", "/search?q=test", {}),
     "api.unlock": ("unlock", "POST", "/api/videos/abcdefghijk/unlock", {"json": {}}),
     "api.claim": ("referral_claim", "POST", "/api/referrals/claim", {"json": {"code": "X"}}),

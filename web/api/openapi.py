@@ -242,6 +242,16 @@ def _responses(method: str, spec: Operation) -> dict[str, dict[str, Any]]:
             answer["content"] = {
                 "application/json": {"schema": {"$ref": REF.format(model=model.__name__)}}
             }
+        for media_type in spec.files.get(status, ()):
+            answer.setdefault("content", {})[media_type] = {"schema": {"type": "string"}}
+        if spec.files.get(status):
+            answer["headers"] = {
+                "Content-Disposition": {
+                    "schema": {"type": "string"},
+                    "description": "With a file: `attachment`, its name in ASCII "
+                    "(`filename=`) and in UTF-8 (`filename*=UTF-8''...`, RFC 6266)",
+                }
+            }
         if status == 302:
             answer["headers"] = {
                 "Location": {"schema": {"type": "string"}, "description": "Where to go"}

@@ -69,6 +69,9 @@ class Operation:
     body_required: bool = True
     # status -> the body's model; None for no body; a media type for a body not ours
     responses: dict[int, type[BaseModel] | str | None] = field(default_factory=dict)
+    # status -> media types of a file the call may send in place of that JSON body (a
+    # download, `Content-Disposition: attachment`), chosen by a query parameter
+    files: dict[int, tuple[str, ...]] = field(default_factory=dict)
     errors: tuple[int, ...] = ()
     # status -> what that error means for this call, in place of the general description
     # (409: which conflicts, by code)
@@ -108,6 +111,7 @@ class Declaration(TypedDict, total=False):
     body_kind: str
     body_required: bool
     responses: dict[int, type[BaseModel] | str | None]
+    files: dict[int, tuple[str, ...]]
     errors: tuple[int, ...]
     error_descriptions: dict[int, str]
     redirect: bool
@@ -320,6 +324,8 @@ def check_response(response: Response) -> Response:
         model = ErrorBody
     else:
         raise ResponseMismatch(f"{request.endpoint} answered an undeclared {status}")
+    if response.mimetype in spec.files.get(status, ()):
+        return response  # a file, not JSON: its body is the file's own
     if model is None or isinstance(model, str):
         if status == 204 and response.get_data():
             raise ResponseMismatch(f"{request.endpoint} sent a body with 204")

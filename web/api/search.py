@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from flask import Response, jsonify
 
-from models import library
+from models import library, transcript_files
 from models.credits import has_access
 from models.errors import DomainError, NotFound
-from models.subtitles import video_transcript
+from models.subtitles import hit_snippets, video_transcript
 from models.tables import Channel, Video
 from web.api.blueprint import bp
 from web.api.operation import MEMBER, operation
@@ -39,6 +41,24 @@ def search(query: catalog.SearchParams) -> Response:
     else:
         answer = catalog.SearchResults.of(asked, library.search(user_id, asked))
     return jsonify(answer.as_json())
+
+
+@bp.get("/videos/<video_id>/moments")
+@operation(
+    "Every moment of a video for a search",
+    path=VideoPath,
+    query=catalog.MomentsParams,
+    responses={200: catalog.VideoMoments},
+    errors=(503,),
+)
+def video_moments(path: VideoPath, query: catalog.MomentsParams) -> Response:
+    """The moments a grouped search counts as the video's `totalMoments`, a page of
+    them: its shown moments first, then the others, best first. 404 for a video no
+    search lists."""
+    asked = query.search_query()
+    found = library.video_moments(asked, path.video_id)
+    snippets = hit_snippets(path.video_id, found.moments)
+    return jsonify(catalog.VideoMoments.of(path.video_id, asked, found, snippets).as_json())
 
 
 @bp.get("/search/history")
@@ -118,17 +138,42 @@ def video(path: VideoPath) -> Response:
 
 @bp.get("/videos/<video_id>/subtitles")
 @operation(
-    "The full subtitles of an unlocked video",
+    "The full subtitles of an unlocked video, as JSON or as a file (SRT, WebVTT, text)",
     auth=MEMBER,
     path=VideoPath,
+    query=catalog.SubtitlesParams,
     responses={200: catalog.Subtitles},
+    files={200: tuple(transcript_files.MEDIA_TYPES.values())},
     errors=(403, 503),
 )
-def subtitles(path: VideoPath) -> Response:
+def subtitles(path: VideoPath, query: catalog.SubtitlesParams) -> Response:
+    """A download needs the same access as the JSON form: it is not an unlock."""
     video_id = path.video_id
-    if not Video.select().where(Video.id == video_id).exists():
+    found = Video.get_or_none(Video.id == video_id)
+    if found is None:
         raise NotFound("No video has this id.")
     if not has_access(member(), video_id):
         raise Locked()
     segments = video_transcript(video_id)
-    return jsonify(catalog.Subtitles.of(video_id, segments).as_json())
+    if query.format == "json":
+        return jsonify(catalog.Subtitles.of(video_id, segments).as_json())
+    return _attachment(
+        transcript_files.transcript_file(query.format, video_id, found.title, segments)
+    )
+
+
+# RFC 5987's attr-char, which a filename* value may hold unescaped (as werkzeug's send_file).
+ATTR_CHARS = "!#$&+-.^_`|~"
+
+
+def _attachment(made: transcript_files.TranscriptFile) -> Response:
+    """The file as a download: a plain `filename=` every client reads, and the title's own
+    name as `filename*=UTF-8''...` (RFC 6266) where ASCII cannot spell it. werkzeug's
+    send_file would write the same header, but its ASCII name for a Japanese title is
+    ".srt" alone; ours falls back to the video id."""
+    response = Response(made.text, content_type=f"{made.media_type}; charset=utf-8")
+    names = {"filename": made.ascii_name}
+    if made.name != made.ascii_name:
+        names["filename*"] = f"UTF-8''{quote(made.name, safe=ATTR_CHARS)}"
+    response.headers.set("Content-Disposition", "attachment", **names)
+    return response

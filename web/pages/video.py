@@ -1,5 +1,6 @@
 """A video's page: its player, its transcript cue by cue (each with its own time, the
-clicked moment marked), the unlock with its cost and the balance, and its ads."""
+clicked moment marked) with find and the transcript's files, the unlock with its cost and
+the balance, and its ads."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from models.search.highlight import highlight
 from models.search.query import parse_query as parse_terms
 from models.subtitles import video_transcript
 from models.tables import Channel, Video
+from models.transcript_files import FILE_FORMATS
 from models.unlocks import just_unlocked
 from web.api.operation import parse_path
 from web.api.schemas.account import VideoPath
@@ -76,6 +78,7 @@ def video(video_id: str) -> str:
         segments=_marked_segments(segments, q) if segments is not None else None,
         current_start=_current_start(segments or [], start),
         q=q,
+        downloads=FILE_FORMATS if segments else (),
         player_url=_player_url(video_id, int(start) if start else None),
         cost=calculate_credit_cost(found.duration_seconds),
         balance=member.credit_balance + member.bonus_credit if member else None,

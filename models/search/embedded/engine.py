@@ -22,6 +22,7 @@ from models.search.base import (
     SearchQuery,
     SearchResults,
     Segment,
+    VideoMoments,
     VideoResults,
 )
 from models.search.embedded import hits, layout, meaning, vectors, videos
@@ -240,6 +241,13 @@ class EmbeddedEngine:
         deadline = self._deadline()
         meant = self._meaning(query, deadline)
         return self._read(lambda conn: videos.search_videos(conn, query, meant), deadline=deadline)
+
+    def video_moments(self, query: SearchQuery, video_id: str) -> VideoMoments:
+        deadline = self._deadline()
+        meant = self._meaning(query, deadline)
+        return self._read(
+            lambda conn: videos.video_moments(conn, query, video_id, meant), deadline=deadline
+        )
 
     def _deadline(self) -> float:
         return time.monotonic() + self.time_budget_ms / 1000

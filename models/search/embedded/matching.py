@@ -117,6 +117,13 @@ class Matching:
         # them which fields of a video document match and where a moment's words are
         # (videos.py), not by analysing the text again.
         self.columns_read: dict[int, tuple[str, ...]] = {}
+        # The scores given so far, by rowid: a video's moments rank segments the page's
+        # ranking scored already (embedded/moments.py).
+        self.scored: dict[int, float] = {}
+        # Each video's matching rowids, where a read of the query's matches in rowid
+        # order held them all: a page's moments are made from them without reading them
+        # again (embedded/moments.py).
+        self.complete: dict[int, list[int]] = {}
 
     # -- counts -------------------------------------------------------------------------
 
@@ -179,34 +186,49 @@ class Matching:
         if self.passing is None:
             return None
         sql, params = self.matches(ROWID, f" ORDER BY {ROWID} DESC LIMIT {EVERY + 1}")
-        return [row[0] for row in self.conn.execute(sql, params)]
+        found = [row[0] for row in self.conn.execute(sql, params)]
+        self._held_whole(found, EVERY + 1)
+        return found
+
+    def _held_whole(self, rowids: list[int], limit: int) -> None:
+        """Note the videos whose matches `rowids` holds whole (`rowids`: one read of the
+        query's matches in rowid order, at most `limit` of them): every video in it when
+        the read stopped short of its limit, else all but the one it stopped in."""
+        by_video: dict[int, list[int]] = {}
+        for rowid in rowids:
+            by_video.setdefault(video_key(rowid), []).append(rowid)
+        if rowids and len(rowids) >= limit:
+            by_video.pop(video_key(rowids[-1]), None)
+        for key, found in by_video.items():
+            self.complete.setdefault(key, sorted(found))
 
     # -- relevance ------------------------------------------------------------------------
 
     def candidates(self) -> list[int]:
         """The rowids relevance scores (each of the phrase's and the titles' is one of the
         matches too, so a rowid comes once)."""
+        # The matches themselves are read apart: the videos they hold whole are noted.
+        sql, params = self.matches(ROWID, f" ORDER BY {ROWID} DESC LIMIT {RANKED}")
+        latest = [row[0] for row in self.conn.execute(sql, params)]
+        self._held_whole(latest, RANKED)
         parts, params = [], []
-        shares = (
-            (self.match, 1),
-            (self.written, 1),
-            (self.words, 1),
-            (self.phrase, 2),
-            (self.meta, 4),
-        )
+        shares = ((self.written, 1), (self.words, 1), (self.phrase, 2), (self.meta, 4))
         for match, share in shares:
             if match is not None:
                 tail = f" ORDER BY {ROWID} DESC LIMIT {RANKED // share}"
                 sql, found = self.matches(f"{ROWID} AS rowid", tail, match)
                 parts.append(f"SELECT rowid FROM ({sql})")
                 params.extend(found)
-        return [row[0] for row in self.conn.execute(" UNION ".join(parts), params)]
+        others = self.conn.execute(" UNION ".join(parts), params) if parts else []
+        return sorted({*latest, *(row[0] for row in others)})
 
     def scores(self, rowids: list[int]) -> dict[int, float]:
         """Each document's score (scoring.py), higher is better."""
         columns = layout.token_columns(self.conn, rowids)
         self.columns_read.update(columns)
-        return {rowid: self.scorer.score(found) for rowid, found in columns.items()}
+        scores = {rowid: self.scorer.score(found) for rowid, found in columns.items()}
+        self.scored.update(scores)
+        return scores
 
     def best_first(
         self, scores: Mapping[int, float], video_of: Callable[[int], int], count: int
@@ -307,8 +329,17 @@ class Matching:
         params: list[object] = []
         for key in keys:
             params.extend((match or self.match, *layout.bounds(key)))
-        found = self.conn.execute(" UNION ALL ".join([part] * len(keys)), params)
-        return [row[0] for row in found]
+        found = [
+            row[0] for row in self.conn.execute(" UNION ALL ".join([part] * len(keys)), params)
+        ]
+        if match is None or match == self.match:
+            held = {key: list[int]() for key in keys}
+            for rowid in found:
+                held[video_key(rowid)].append(rowid)
+            for key, rowids in held.items():
+                if limit < 0 or len(rowids) < limit:
+                    self.complete.setdefault(key, rowids)
+        return found
 
     def moment_candidates(self, keys: list[int], limit: int) -> list[int]:
         """The documents each video's moments are chosen from, outside relevance order: its

@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from functools import cached_property
+from typing import NamedTuple
 
 from models.search.base import (
     MOMENTS_PER_VIDEO,
@@ -23,6 +24,7 @@ from models.search.base import (
     Hit,
     SearchQuery,
     VideoHit,
+    VideoMoments,
     VideoResults,
 )
 from models.search.embedded import layout
@@ -35,9 +37,16 @@ from models.search.embedded.meaning import (
     by_video,
     fuse,
 )
+from models.search.embedded.moments import MatchedSegments, segment_spans, video_key_of
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
 from models.search.highlight import Indexed, highlight, matches
-from models.search.moments import merge_overlapping
+from models.search.moments import (
+    VideoMoment,
+    group_spans,
+    list_moments,
+    moment_hit,
+    rank_moments,
+)
 from models.search.text import Term
 
 # One video's scores: its video document's (None when it did not match), and its best
@@ -49,6 +58,18 @@ Page = tuple[int, int]
 CANDIDATES = 2 * MOMENTS_PER_VIDEO
 # Matches of one video scored to choose its moments when the order is not relevance.
 MOMENTS_READ = 64
+# The segments of each video found by meaning, by rowid with their similarity.
+Similar = Mapping[int, Mapping[int, float]]
+
+
+class Listed(NamedTuple):
+    """A video's moments for a search: how many, those listed (the first
+    MOMENTS_PER_VIDEO for a page of videos, else all), and its segments found by
+    keywords (a moment shown by one of them is highlighted; by meaning alone, not)."""
+
+    total: int
+    moments: list[VideoMoment]
+    keyword: set[int]
 
 
 def search_videos(
@@ -60,6 +81,30 @@ def search_videos(
         return VideoResults(total_videos=0, more_than_cap=False, videos=[])
     finder = VideoFinder(conn, query)
     return finder.by_meaning(meant) if meant is not None else finder.by_keywords()
+
+
+def video_moments(
+    conn: sqlite3.Connection, query: SearchQuery, video_id: str, meant: Meaning | None = None
+) -> VideoMoments:
+    """Every moment of one video for `query`, the page of them its page and per_page
+    ask: the moments a page of videos shows it with first, then the others best first
+    (embedded/moments.py); by meaning too when `meant` is given, its segments found among
+    the NEIGHBOURS nearest documents, as a page of videos finds them."""
+    key = video_key_of(conn, video_id)
+    if key is None or (not query.read.terms and meant is None):
+        return VideoMoments(total_moments=0, moments=[], semantic_applied=meant is not None)
+    finder = VideoFinder(conn, query)
+    similar = finder.similar(meant, NEIGHBOURS) if meant is not None else None
+    listed = finder.moment_lists([key], meant, similar, every=True)[key]
+    first = (query.page - 1) * query.per_page
+    page = listed.moments[first : first + query.per_page]
+    rows = layout.document_rows(conn, [int(moment.shown[0]) for moment in page])
+    marked = listed.keyword if meant is not None else None
+    return VideoMoments(
+        total_moments=listed.total,
+        moments=finder.moment_hits(page, rows, marked),
+        semantic_applied=meant is not None,
+    )
 
 
 class VideoFinder:
@@ -93,6 +138,12 @@ class VideoFinder:
         """The query over the full-text index (a query with words and no scan only)."""
         return Matching(self.conn, self.read, self.columns, self.query.channels, self.passing)
 
+    @cached_property
+    def segments(self) -> MatchedSegments:
+        """The keyword side's matching segments, video by video (every moment of them)."""
+        indexed = self.matching if self.terms and self.scan is None else None
+        return MatchedSegments(self.conn, self.query, indexed, self.passing)
+
     # -- the answers ------------------------------------------------------------------------
 
     def by_keywords(self) -> VideoResults:
@@ -100,8 +151,11 @@ class VideoFinder:
         total, keys = self.videos(self.query.sort, self.page)
         scores: dict[int, Scores] = {key: (None, {}) for key in keys}
         scores.update(self.scores(keys) if keys else {})
-        rows = self._rows(keys, scores)
-        found = [video for key in keys if (video := self._video_hit(scores[key], key, rows))]
+        listed = self.moment_lists(keys)
+        rows = self._rows(keys, listed)
+        found = [
+            video for key in keys if (video := self._video_hit(scores[key], key, rows, listed[key]))
+        ]
         return _results(total, found, semantic_applied=False)
 
     def by_meaning(self, meant: Meaning) -> VideoResults:
@@ -144,17 +198,14 @@ class VideoFinder:
             segments = _fused_moments(keyword_segments, similar, meant.sr)
             meta = meta_score if meta_score is not None else meant_meta
             scores[key] = (meta, segments)
-        rows = self._rows(keys, scores)
-        # Moments found by keywords are highlighted; by meaning alone, shown as they are.
-        marked = {
-            rows[rowid]["text"]
-            for _, segments in keyword_scores.values()
-            for rowid in segments
-            if rowid in rows
-        }
+        # The moments by meaning are those of the NEIGHBOURS nearest documents, as the
+        # list of one video's moments finds them, however deep the page.
+        moments_near = nearest if depth <= NEIGHBOURS else self.similar(meant, NEIGHBOURS)
+        listed = self.moment_lists(keys, meant, moments_near)
+        rows = self._rows(keys, listed)
         found = []
         for key in keys:
-            video = self._video_hit(scores[key], key, rows, marked)
+            video = self._video_hit(scores[key], key, rows, listed[key], marked=True)
             if video is None:
                 continue
             if key in nearest and (key << VIDEO_SHIFT) in nearest[key]:
@@ -164,43 +215,107 @@ class VideoFinder:
             found.append(video)
         return _results(total, found, semantic_applied=True)
 
-    def _rows(self, keys: list[int], scores: Mapping[int, Scores]) -> dict[int, sqlite3.Row]:
-        """The page's video documents and their moments' segments, by rowid."""
-        return layout.document_rows(
-            self.conn, [rowid for key in keys for rowid in (key << VIDEO_SHIFT, *scores[key][1])]
+    def _rows(self, keys: list[int], listed: Mapping[int, Listed]) -> dict[int, sqlite3.Row]:
+        """The page's video documents and the segments showing their moments, by rowid."""
+        shown = [int(moment.shown[0]) for key in keys for moment in listed[key].moments]
+        return layout.document_rows(self.conn, [*(key << VIDEO_SHIFT for key in keys), *shown])
+
+    # -- moments ------------------------------------------------------------------------
+
+    def similar(self, meant: Meaning, count: int) -> dict[int, dict[int, float]]:
+        """The `count` documents nearest the query, grouped by video (meaning.by_video)."""
+        found = meant.neighbours(
+            self.conn, self.query.targets, self.query.channels, count, self.passing
         )
+        return by_video(found)
+
+    def moment_lists(
+        self,
+        keys: list[int],
+        meant: Meaning | None = None,
+        similar: Similar | None = None,
+        *,
+        every: bool = False,
+    ) -> dict[int, Listed]:
+        """Each video's moments (models/search/moments.py): its matching segments by
+        keywords (every one, by their times) and, given `similar`, those found by meaning,
+        made into moments in time order and ranked, for a page of videos from at most
+        SHOWN_SCORED keyword segments of each (embedded/moments.py), fused with the
+        meaning ranking by `sr`. `every`: all the moments, the rest ranked from every
+        segment; else the first MOMENTS_PER_VIDEO."""
+        keyword = self.segments.spans(keys) if meant is None or meant.keywords_count else {}
+        near = {
+            key: {
+                rowid: sim
+                for rowid, sim in (similar or {}).get(key, {}).items()
+                if is_segment(rowid)
+            }
+            for key in keys
+        }
+        meant_spans = {
+            span[0]: span
+            for span in segment_spans(self.conn, [r for n in near.values() for r in n])
+        }
+        shown_ranks = self.segments.ranked(keyword, shown=True)
+        every_ranks = self.segments.ranked(keyword, shown=False) if every else shown_ranks
+        listed = {}
+        for key in keys:
+            spans = keyword.get(key, [])
+            found_by_keywords: set[int] = set()
+            if meant is not None:
+                found_by_keywords = {int(span[0]) for span in spans}
+                meant_only = set(near[key]) - found_by_keywords
+                spans = [*spans, *(span for r, span in meant_spans.items() if r in meant_only)]
+            groups = group_spans(spans)
+            by_meaning = sorted(near[key], key=lambda rowid: (-near[key][rowid], rowid))
+            shown = _ranking(shown_ranks.get(key, []), by_meaning, meant)
+            if every:
+                every_rank = _ranking(every_ranks.get(key, []), by_meaning, meant)
+                ranked = list_moments(groups, shown, every_rank)
+            else:
+                ranked = rank_moments(groups, shown, MOMENTS_PER_VIDEO)
+            listed[key] = Listed(len(groups), ranked, found_by_keywords)
+        return listed
+
+    def moment_hits(
+        self, moments: list[VideoMoment], rows: Mapping[int, sqlite3.Row], marked: set[int] | None
+    ) -> list[Hit]:
+        """The moments as hits, each the text of the segment showing it over the moment's
+        range; highlighted (told by its token columns where the words are) unless
+        `marked` is given and it is not in it (found by meaning alone: escaped). A
+        moment whose segment has gone meanwhile is left out."""
+        hits = []
+        for moment in moments:
+            rowid = int(moment.shown[0])
+            row = rows.get(rowid)
+            if row is None:
+                continue
+            hit = _moment(row)
+            if marked is None or rowid in marked:
+                marks = highlight(hit.text, self.terms, self._text_tokens(rowid))
+            else:
+                marks = html.escape(hit.text)
+            hits.append(moment_hit(moment, replace(hit, highlight=marks)))
+        return hits
 
     def _video_hit(
         self,
         scores: Scores,
         key: int,
         rows: Mapping[int, sqlite3.Row],
-        marked: set[str] | None = None,
+        listed: Listed,
+        *,
+        marked: bool = False,
     ) -> VideoHit | None:
-        """One video of the page from its scores and rows; None if it has gone meanwhile.
-        Only moments whose text is in `marked`, when given, are looked at for words to mark
-        (the others were found by meaning alone: their text, escaped)."""
-        meta_score, segments = scores
+        """One video of the page from its scores, moments and rows; None if it has gone
+        meanwhile. `marked`: only moments shown by a keyword segment are highlighted (a
+        search by meaning)."""
+        meta_score, _ = scores
         video = rows.get(key << VIDEO_SHIFT)
         if video is None:
             return None
-        # Highlighting is the costly part of a hit: only the moments kept get it, told by
-        # their token columns where the words are (a moment's text gives its column).
-        scored = [
-            (score, _moment(rows[rowid])) for rowid, score in segments.items() if rowid in rows
-        ]
-        indexed = {
-            rows[rowid]["text"]: self._text_tokens(rowid) for rowid in segments if rowid in rows
-        }
-        moments = [
-            replace(
-                hit,
-                highlight=highlight(hit.text, self.terms, indexed.get(hit.text))
-                if marked is None or hit.text in marked
-                else html.escape(hit.text),
-            )
-            for hit in best_moments(scored)
-        ]
+        # Highlighting is the costly part of a hit: only the moments shown get it.
+        moments = self.moment_hits(listed.moments, rows, listed.keyword if marked else None)
         matched = ["subtitle"] if moments else []
         if meta_score is not None:
             targets = self.query.targets
@@ -212,6 +327,7 @@ class VideoFinder:
             score=_total(scores),
             moments=moments,
             matched_in=tuple(matched),
+            total_moments=listed.total if moments else 0,
         )
 
     def _meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
@@ -438,10 +554,12 @@ def _moment(row: sqlite3.Row) -> Hit:
     )
 
 
-def best_moments(scored: list[tuple[float, Hit]]) -> list[Hit]:
-    """The best moments first, hits of overlapping segments folded into one."""
-    ranked = sorted(scored, key=lambda pair: (-pair[0], pair[1].start or 0.0))
-    return merge_overlapping([hit for _, hit in ranked], limit=MOMENTS_PER_VIDEO)
+def _ranking(keyword: list[int], by_meaning: list[int], meant: Meaning | None) -> list[int]:
+    """A video's segments best first: by keywords, or fused with the meaning ranking by
+    `sr` (a segment of a side without weight left out)."""
+    if meant is None:
+        return keyword
+    return [rowid for rowid, _ in fuse(keyword, by_meaning, meant.sr)]
 
 
 def _meta_matches(row: sqlite3.Row, terms: list[Term], fields: tuple[str, ...]) -> list[str]:

@@ -1282,12 +1282,24 @@ def test_grouped_search_asks_distinct_videos_then_each_video_s_moments(engine, f
         **SEARCH_DEFAULTS,
         "showRankingScore": True,
     }
+    # and every subtitle each matches, by id and times alone (its moments, counted)
+    every = {
+        "indexUid": "subtitles",
+        "q": '"hello"',
+        "attributesToSearchOn": SEARCHABLE,
+        "matchingStrategy": "all",
+        "showRankingScore": True,
+        "attributesToRetrieve": ["id", "videoId", "channelId", "kind", "start", "end"],
+        "limit": 100_000,
+    }
     assert multi == {
         "queries": [
             {**common, "filter": 'videoId = "vid1" AND kind = "subtitle"', "limit": 6},
             {**common, "filter": 'videoId = "vid1" AND kind = "video"', "limit": 1},
             {**common, "filter": 'videoId = "vid2" AND kind = "subtitle"', "limit": 6},
             {**common, "filter": 'videoId = "vid2" AND kind = "video"', "limit": 1},
+            {**every, "filter": 'videoId = "vid1" AND kind = "subtitle"'},
+            {**every, "filter": 'videoId = "vid2" AND kind = "subtitle"'},
         ],
         "federation": None,
     }
@@ -1302,6 +1314,7 @@ def test_grouped_search_asks_distinct_videos_then_each_video_s_moments(engine, f
     assert (first.video_title, first.channel_title) == ("hello film", "A channel")
     assert [m.start for m in first.moments] == [0.0, 10.0, 20.0]
     assert first.moments[0].highlight == "<mark>hello</mark> there"
+    assert (first.total_moments, second.total_moments) == (4, 1)
     assert (second.video_id, second.matched_in) == ("vid2", ("subtitle",))
     assert first.score > second.score
 
@@ -1313,9 +1326,9 @@ def test_grouped_search_with_a_title_target_asks_no_subtitles(engine, fake, read
     [only] = engine.search_videos(SearchQuery(q="hello", targets=("title",))).videos
 
     assert searches(fake)[0]["filter"] == 'kind = "video"'
-    subtitles, meta = multi_searches(fake)[0]["queries"]
-    assert (subtitles["limit"], meta["limit"]) == (0, 1)
-    assert (only.moments, only.matched_in) == ([], ("title",))
+    subtitles, meta, every = multi_searches(fake)[0]["queries"]
+    assert (subtitles["limit"], meta["limit"], every["limit"]) == (0, 1, 0)
+    assert (only.moments, only.matched_in, only.total_moments) == ([], ("title",), 0)
 
 
 def test_grouped_search_counts_videos_up_to_the_cap(engine, fake, ready, monkeypatch):

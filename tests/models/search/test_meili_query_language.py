@@ -9,7 +9,7 @@ import meilisearch
 import pytest
 from meilisearch.errors import MeilisearchApiError
 
-from models.search import meili
+from models.search import meili, meili_request
 from models.search.base import Document, SearchQuery
 from models.search.meili_fields import QUERY_FILTERS
 from tests.models.search.engines import on_stand_in
@@ -121,8 +121,10 @@ def test_every_query_asks_that_every_word_matches(engine, fake):
     engine.search_videos(SearchQuery(q="cheap noodles"))
     engine.search(SearchQuery(q="cheap OR noodles"))
 
+    # (grouped: the page, then the video's best subtitles, its video document and every
+    # subtitle it matches)
     bodies = [*searches(fake), *(q for multi in multi_searches(fake) for q in multi["queries"])]
-    assert len(bodies) == 6
+    assert len(bodies) == 7
     assert {body["matchingStrategy"] for body in bodies} == {"all"}
 
 
@@ -179,11 +181,16 @@ def test_filters_follow_the_channel_and_kind_clauses_on_every_query(engine, fake
     assert flat["filter"] == distinct["filter"] == wanted
     moments, federated, federated_moments = multi_searches(fake)
     assert {q["filter"] for q in federated["queries"]} == {wanted}
-    # each video's queries: that video, the kind asked, and the query's filters
+    # each video's queries: that video, the kind asked, and the query's filters (and the
+    # channels for every subtitle it matches, as the list of its moments asks them)
     for body in (moments, federated_moments):
         assert {q["filter"] for q in body["queries"]} == {
             'videoId = "vid1" AND kind = "subtitle" AND publishedAtTs >= 1704067200',
             'videoId = "vid1" AND kind = "video" AND publishedAtTs >= 1704067200',
+            (
+                'videoId = "vid1" AND kind = "subtitle" AND channelId IN ["chan1"]'
+                " AND publishedAtTs >= 1704067200"
+            ),
         }
 
 
@@ -284,6 +291,11 @@ def test_grouped_or_asks_distinct_videos_counts_them_by_facet_and_merges_moments
         (['videoId = "sushi"', 'kind = "subtitle"'], "寿司", 6),
         (['videoId = "sushi"', 'kind = "video"'], "牛丼", 1),
         (['videoId = "sushi"', 'kind = "video"'], "寿司", 1),
+        # then every subtitle each video matches, per branch: its moments, counted
+        (['videoId = "curry"', 'kind = "subtitle"'], "牛丼", meili_request.EVERY_MATCH),
+        (['videoId = "curry"', 'kind = "subtitle"'], "寿司", meili_request.EVERY_MATCH),
+        (['videoId = "sushi"', 'kind = "subtitle"'], "牛丼", meili_request.EVERY_MATCH),
+        (['videoId = "sushi"', 'kind = "subtitle"'], "寿司", meili_request.EVERY_MATCH),
     ]
     # one entry per video, its moments of either side each once
     assert (results.total_videos, [v.video_id for v in results.videos]) == (2, ["curry", "sushi"])
@@ -338,7 +350,7 @@ def test_several_prefixes_keep_one_in_q_and_check_the_others_here(engine, fake):
 
     # Then each search reads the documents of q `work` (its last prefix) as far as
     # SCAN_DEPTH, and keeps those holding a word starting with `prog`
-    scan, grouped_scan = multi_searches(fake)
+    scan, grouped_scan, every = multi_searches(fake)
     assert scan == grouped_scan
     [query] = scan["queries"]
     assert (query["q"], query["offset"], query["limit"]) == ("work", 0, meili.SCAN_DEPTH)
@@ -347,6 +359,11 @@ def test_several_prefixes_keep_one_in_q_and_check_the_others_here(engine, fake):
     assert results.total_hits == 2
     assert {v.video_id for v in grouped.videos} == {"both", "inflected"}
     assert grouped.total_videos == 2
+    # And each video's moments are every subtitle of q `work` it has, checked alike
+    assert [(q["q"], q["limit"]) for q in every["queries"]] == [
+        ("work", meili_request.EVERY_MATCH)
+    ] * 2
+    assert all(v.total_moments == 1 and v.moments for v in grouped.videos)
     inflected = next(h for h in results.hits if h.video_id == "inflected")
     assert inflected.highlight == "<mark>programs</mark> keep <mark>working</mark>"
 

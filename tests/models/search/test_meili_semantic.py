@@ -408,15 +408,16 @@ def test_results_by_video_send_the_same_vector_in_every_query_by_meaning(
     results = engine.search_videos(SearchQuery(q="noodles", semantic=True, sr=0.3))
 
     # The nearest videos, the page of videos, then each video's moments and its video
-    # document, by keywords and by meaning apart (2 videos x 2 kinds x 2 branches)
+    # document, by keywords and by meaning apart (2 videos x 2 kinds x 2 branches), and
+    # every segment each video matches, by keywords and by meaning apart (2 x 2)
     vector = json_vector(ConceptEmbedder().query("noodles"))
     nearest, page, moments = multi_searches(fake)
-    assert len(moments["queries"]) == 8
+    assert len(moments["queries"]) == 8 + 4
     meaning = [q for body in (nearest, page, moments) for q in body["queries"] if "vector" in q]
-    assert len(meaning) == 1 + 1 + 4
+    assert len(meaning) == 1 + 1 + 4 + 2
     assert all({k: q[k] for k in by_meaning(vector)} == by_meaning(vector) for q in meaning)
     keywords = [q for q in page["queries"] + moments["queries"] if "vector" not in q]
-    assert len(keywords) == 1 + 4 and not any("hybrid" in q for q in keywords)
+    assert len(keywords) == 1 + 4 + 2 and not any("hybrid" in q for q in keywords)
     assert [q["federationOptions"] for q in page["queries"]] == [{"weight": 0.7}, {"weight": 0.3}]
     assert embedder.queries == ["noodles"]  # embedded once for every query
     assert results.semantic_applied is True

@@ -256,6 +256,7 @@ def test_grouped_results_list_each_video_once_with_its_best_moments(client, vide
         "score",
         "url",
         "moments",
+        "totalMoments",
     }
     assert many["title"] == "昼ごはん"
     assert many["channel"] == {"id": GROUPED, "title": "麺のチャンネル"}
@@ -264,7 +265,7 @@ def test_grouped_results_list_each_video_once_with_its_best_moments(client, vide
     assert many["url"] == "https://www.youtube.com/watch?v=grpVideo001"
     assert isinstance(many["score"], float)
     # At most three of its five moments, each a subtitle moment with its own link
-    assert len(many["moments"]) == 3
+    assert (len(many["moments"]), many["totalMoments"]) == (3, 5)
     for moment in many["moments"]:
         assert set(moment) == {"start", "end", "highlight", "matchedIn", "url"}
         assert moment["matchedIn"] == "subtitle"
@@ -274,7 +275,7 @@ def test_grouped_results_list_each_video_once_with_its_best_moments(client, vide
         assert moment["url"] == f"https://www.youtube.com/watch?v=grpVideo001{at}"
     assert len({moment["start"] for moment in many["moments"]}) == 3
     # A video found only by its title is listed, with no moment
-    assert found["grpVideo003"]["moments"] == []
+    assert (found["grpVideo003"]["moments"], found["grpVideo003"]["totalMoments"]) == ([], 0)
     assert [len(found["grpVideo002"]["moments"])] == [1]
 
 

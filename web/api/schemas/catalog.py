@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, get_args
+from dataclasses import replace
+from typing import Annotated, Any, Literal, Self, get_args
 
 from pydantic import (
     Discriminator,
@@ -28,6 +29,7 @@ from models.search import (
 )
 from models.search import base as engine
 from models.search.query import MAX_NUMBER, QueryError
+from models.search.snippets import Snippet
 from web.api.schemas.common import (
     PLATFORM_ID,
     PathParams,
@@ -86,7 +88,10 @@ def _refused(field: str, problem: str) -> ValidationError:
     return ValidationError(bound_message(problem), fields={field: problem})
 
 
-class SearchParams(Query):
+class SearchWords(Query):
+    """What a search asks, whatever lists its answer: the words and where to look
+    (SearchParams for the search, MomentsParams for the moments of one video)."""
+
     q: Annotated[str, text(bounds.MAX_QUERY_LENGTH, min_length=1)] = Field(
         description=f"What was said (1-{bounds.MAX_QUERY_LENGTH} characters; at most"
         f" {bounds.MAX_TERMS} words or quoted phrases, of which at most"
@@ -110,7 +115,6 @@ class SearchParams(Query):
     target: TargetList | None = Field(
         default=None, description=f"A comma-separated subset of {', '.join(TARGETS)}"
     )
-    sort: Literal[SORTS] = "relevance"  # type: ignore[valid-type]
     semantic: Literal["0", "1"] = Field(
         default="0",
         description="1: search by meaning as well as by keywords, weighed by `sr`;"
@@ -123,18 +127,6 @@ class SearchParams(Query):
         allow_inf_nan=False,
         description="With semantic=1, how far the ranking leans to meaning: 0 keywords only,"
         f" 1 meaning only (default {DEFAULT_SEMANTIC_RATIO}); counts for nothing without it",
-    )
-    page: int = Field(
-        default=1,
-        ge=1,
-        le=bounds.MAX_DEPTH,
-        description=f"From 1; page x perPage at most {bounds.MAX_DEPTH}",
-    )
-    per_page: int = Field(default=20, ge=1, le=100)
-    group_by: Literal["video"] | None = Field(
-        default=None,
-        description="`video`: one entry per video with its best moments, pages over "
-        "videos (VideoSearchResults); absent: one entry per hit (SearchResults)",
     )
 
     @field_validator("channels")
@@ -156,7 +148,7 @@ class SearchParams(Query):
     _search: SearchQuery = PrivateAttr()
 
     @model_validator(mode="after")
-    def _bounded(self) -> SearchParams:
+    def _bounded(self) -> Self:
         """The query read (models/search/query.py) and what a search may cost
         (models/search/bounds.py), checked once the fields are."""
         search = self._asked()
@@ -167,11 +159,15 @@ class SearchParams(Query):
         problem = bounds.query_problem(read)
         if problem:
             raise _refused("q", problem)
-        problem = bounds.depth_problem(self.page, self.per_page)
+        problem = self._depth_problem()
         if problem:
             raise _refused("page", problem)
         self._search = search
         return self
+
+    def _depth_problem(self) -> str | None:
+        """Why the page asked is refused (bounds.py); None: it is not."""
+        return None
 
     def search_query(self) -> SearchQuery:
         """The search asked, with its query read (SearchQuery.read): the engine and the
@@ -185,12 +181,49 @@ class SearchParams(Query):
             q=self.q,
             channels=tuple(_split(self.channels)),
             targets=tuple(_split(self.target)) or TARGETS,
-            sort=self.sort,
-            page=self.page,
-            per_page=self.per_page,
             semantic=self.semantic == "1",
             sr=round(self.sr, 4),
         )
+
+
+class SearchParams(SearchWords):
+    sort: Literal[SORTS] = "relevance"  # type: ignore[valid-type]
+    page: int = Field(
+        default=1,
+        ge=1,
+        le=bounds.MAX_DEPTH,
+        description=f"From 1; page x perPage at most {bounds.MAX_DEPTH}",
+    )
+    per_page: int = Field(default=20, ge=1, le=100)
+    group_by: Literal["video"] | None = Field(
+        default=None,
+        description="`video`: one entry per video with its best moments, pages over "
+        "videos (VideoSearchResults); absent: one entry per hit (SearchResults)",
+    )
+
+    def _depth_problem(self) -> str | None:
+        return bounds.depth_problem(self.page, self.per_page)
+
+    def _asked(self) -> SearchQuery:
+        return replace(super()._asked(), sort=self.sort, page=self.page, per_page=self.per_page)
+
+
+# A video's moments listed at most, perPage 100 a page: more than any video has (a
+# moment holds a segment, a video at most a million of them).
+MAX_MOMENT_PAGE = 10_000
+
+
+class MomentsParams(SearchWords):
+    """The search whose moments of one video are listed (GET /api/videos/{id}/moments):
+    the words, targets, channels and meaning as the search asked them, and a page of
+    moments. Any page may be asked: listing a video's moments costs the same at any
+    depth, unlike ranking videos (the search's page x perPage bound)."""
+
+    page: int = Field(default=1, ge=1, le=MAX_MOMENT_PAGE, description="From 1")
+    per_page: int = Field(default=20, ge=1, le=100, description="Moments a page")
+
+    def _asked(self) -> SearchQuery:
+        return replace(super()._asked(), page=self.page, per_page=self.per_page)
 
 
 class SemanticState(Response):
@@ -301,6 +334,12 @@ class VideoResult(Response):
         description="Up to 3 subtitle moments, best first; empty when only the title or "
         "the description matched"
     )
+    total_moments: int = Field(
+        ge=0,
+        description="Every moment of the video for this search, as "
+        "GET /api/videos/{videoId}/moments lists them (its first are `moments`); 0 when "
+        "only the title or the description matched",
+    )
 
     @classmethod
     def of(cls, video: engine.VideoHit) -> VideoResult:
@@ -313,6 +352,7 @@ class VideoResult(Response):
             score=video.score,
             url=watch_url(video.video_id, None),
             moments=[Moment.of(hit) for hit in video.moments],
+            total_moments=video.total_moments,
         )
 
 
@@ -345,6 +385,62 @@ class VideoSearchResults(Response):
             total_pages=total_pages(found.total_videos, query.per_page),
             semantic=SemanticState(requested=query.semantic, applied=found.semantic_applied),
             videos=[VideoResult.of(video) for video in found.videos],
+        )
+
+
+class MomentCue(Response):
+    start: float = Field(description="Seconds")
+    highlight: str = Field(description="The cue's words, HTML-escaped, <mark> around matches")
+
+
+class ListedMoment(Moment):
+    cues: list[MomentCue] = Field(
+        description="The moment cut back into the subtitle cues it was joined from, in "
+        "time order, as the search page shows it; one piece (its highlight, from its "
+        "start) when the stored subtitles no longer give its words"
+    )
+
+    @classmethod
+    def listed(cls, hit: engine.Hit, snippet: Snippet) -> ListedMoment:
+        cues = [MomentCue(start=cue.start, highlight=cue.html) for cue in snippet.cues]
+        return cls(**Moment.of(hit).model_dump(), cues=cues)
+
+
+class VideoMoments(Response):
+    """Every moment of one video for a search, a page of them: the moments its grouped
+    answer shows first, then the others, best first."""
+
+    video_id: str
+    query: str
+    page: int
+    per_page: int
+    total_moments: int = Field(
+        ge=0, description="The video's moments for this search: its `totalMoments`"
+    )
+    total_pages: int
+    semantic: SemanticState
+    moments: list[ListedMoment]
+
+    @classmethod
+    def of(
+        cls,
+        video_id: str,
+        query: SearchQuery,
+        found: engine.VideoMoments,
+        snippets: list[Snippet],
+    ) -> VideoMoments:
+        return cls(
+            video_id=video_id,
+            query=query.q,
+            page=query.page,
+            per_page=query.per_page,
+            total_moments=found.total_moments,
+            total_pages=total_pages(found.total_moments, query.per_page),
+            semantic=SemanticState(requested=query.semantic, applied=found.semantic_applied),
+            moments=[
+                ListedMoment.listed(hit, snippet)
+                for hit, snippet in zip(found.moments, snippets, strict=True)
+            ],
         )
 
 
@@ -508,6 +604,20 @@ class Segment(Response):
     start: float
     end: float
     text: str
+
+
+# JSON, or the transcript as a file (models/transcript_files.py, FILE_FORMATS).
+SubtitleFormat = Literal["json", "srt", "vtt", "txt"]
+
+
+class SubtitlesParams(Query):
+    format: SubtitleFormat = Field(
+        default="json",
+        description="`json` (default): the segments as JSON. A file to download, with its "
+        "name from the video's title: `srt` (SubRip, `application/x-subrip`), `vtt` "
+        "(WebVTT, `text/vtt`), `txt` (the words, one cue a line, a blank line at a pause "
+        "of 3 seconds or more; `text/plain`); each UTF-8",
+    )
 
 
 class Subtitles(Response):
