@@ -3,6 +3,7 @@ when the referred user's subscription completes."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from models.clock import now_iso
@@ -57,6 +58,12 @@ def referral_summary(user: User) -> ReferralSummary:
     return ReferralSummary(user.referral_code, referral_count(user.id))
 
 
+def normalise_code(typed: str) -> str:
+    """A code as it is stored (models.users.REFERRAL_CODE_ALPHABET, upper case) from
+    what a friend typed: any case, full-width letters (NFKC), spaces around it."""
+    return unicodedata.normalize("NFKC", typed).strip().upper()
+
+
 def claim_referral(user_id: str, code: str) -> str:
     """Set the caller's referred_by to the code's owner; returns the owner's id.
 
@@ -64,7 +71,7 @@ def claim_referral(user_id: str, code: str) -> str:
     it never overwrites a referrer, never points a user at themselves, and of two members
     claiming each other's code at once only one succeeds (a referral is never mutual).
     """
-    owner = User.get_or_none(User.referral_code == code)
+    owner = User.get_or_none(User.referral_code == normalise_code(code))
     if owner is None:
         raise UnknownCode()
     if owner.id == user_id:

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import gettext as stdlib_gettext
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime
-from functools import cache
-from typing import TypedDict
+from functools import cache, wraps
+from typing import Any, TypedDict
 from zoneinfo import ZoneInfo, available_timezones
 
 import pycountry
 from babel.dates import format_date, format_datetime, format_skeleton
 from babel.numbers import format_decimal
 from flask import Flask, request
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup
 
 from models.clock import parse_iso
@@ -448,21 +451,41 @@ def _api_words(locale: str) -> ApiWords:
     }
 
 
+def reader_filter(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A template filter whose answer is the reader's (language, zone): marked as using
+    the render's context, for Jinja works out a filter of a constant once, when it
+    compiles the template, and `{{ "JP"|country_name }}` would keep the first reader's
+    words for everyone after."""
+
+    @pass_context
+    @wraps(function)
+    def per_render(_context: Context, *args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    return per_render
+
+
+# The filters that speak the reader's words.
+READER_FILTERS: dict[str, Callable[..., Any]] = {
+    "price": price,
+    "when": when,
+    "day": day,
+    "number": number,
+    "country_name": country_name,
+    "status_label": status_label,
+    "plan_label": plan_label,
+    "slot_label": slot_label,
+    "category_label": category_label,
+    "field_name": field_name,
+}
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT_LOCALE)
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", DEFAULT_ZONES[DEFAULT_LOCALE])
     init_babel(app, select_locale, select_timezone)
     app.jinja_env.filters.update(
-        price=price,
-        when=when,
-        day=day,
-        number=number,
-        country_name=country_name,
-        status_label=status_label,
-        plan_label=plan_label,
-        slot_label=slot_label,
-        category_label=category_label,
-        field_name=field_name,
+        {name: reader_filter(function) for name, function in READER_FILTERS.items()}
     )
     app.jinja_env.globals.update(
         locale_code=locale_code,

@@ -18,7 +18,7 @@ from tests.browser.test_page_widths import (
     videos,
 )
 from tests.browser.test_purchase_form import sign_in
-from tests.factories import make_admin, make_profile, make_user
+from tests.factories import image_bytes, make_admin, make_profile, make_user
 from tests.fixtures import drain
 from web.i18n import LOCALE_COOKIE
 
@@ -111,3 +111,25 @@ def test_the_local_checkout_and_billing_portal(page, site, stub_broker, stub_wor
     page.click("[data-portal]")
     page.wait_for_url("**/_local-payments/portal/**")
     check(page, site, language, "member", [page.url.removeprefix(site)])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_local_checkout_for_an_ad(page, site, language):
+    read_in(page, site, language)
+    advertiser = make_user(email=f"audit-ad-checkout-{language}@example.jp", locale=language)
+    make_profile(advertiser)
+    sign_in(page, site, advertiser.email)
+    page.goto(f"{site}/ads/new")
+    page.select_option("select[name=slot]", "video-detail-below-subtitle")
+    page.wait_for_function("document.querySelector('[data-inventory]').textContent !== ''")
+    page.fill("input[name=advertiserName]", "株式会社とても長い名前の老舗書店")
+    page.set_input_files(
+        "input[name=image]",
+        files=[{"name": "ad.png", "mimeType": "image/png", "buffer": image_bytes()}],
+    )
+    page.locator("[data-image-preview]").wait_for(state="visible")  # the upload answered
+    page.fill("input[name=redirectUrl]", "https://example.jp/a/very/long/landing-page/path")
+    page.check("input[name=consent]")
+    page.click("#ad-order button[type=submit]")
+    page.wait_for_url("**/_local-payments/checkout/**")
+    check(page, site, language, "advertiser", [page.url.removeprefix(site)])

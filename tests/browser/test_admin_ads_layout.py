@@ -12,6 +12,7 @@ from tests.browser.test_page_widths import problems_at
 from tests.browser.test_purchase_form import sign_in
 from tests.factories import make_admin, make_profile, make_reservation, make_user
 from tests.fixtures import keep_screenshots_at
+from web.i18n import LOCALE_COOKIE
 
 NEXT = add_months(month_of(utcnow()), 1)
 
@@ -97,3 +98,39 @@ def test_the_words_are_plain_japanese(page, site, reservations):
             assert jargon not in text, (path, jargon)
         assert "CTR" not in text.replace("（CTR）", ""), path
         assert "クリック率" in text, path
+
+
+@pytest.mark.parametrize("language", ["ja", "en"])
+def test_nothing_scrolls_the_page_sideways_on_a_phone(page, site, reservations, language):
+    # Given what advertisers really type: long names in one word, long addresses
+    advertiser = make_user(email="layout-long@example.jp")
+    profile = make_profile(
+        advertiser,
+        business_legal_name="SuperLongTradingCompanyNameWithoutAnySpacesHoldingsKK",
+        contact_email="extremely-long-contact-address-for-invoices@subsidiary.advertiser-example.co.jp",
+    )
+    make_reservation(
+        advertiser,
+        profile,
+        slot="search-result-bottom",
+        status="stopped",
+        start_month=NEXT,
+        end_month=add_months(NEXT, 2),
+        payment_intent_id="pi_layout_long",
+        advertiser_name="SupercalifragilisticexpialidociousBooks",
+        redirect_url="https://example.jp/" + "landing-page-with-a-very-long-path/" * 4,
+    )
+    page.context.add_cookies([{"name": LOCALE_COOKIE, "value": language, "url": site}])
+    sign_in(
+        page, site, make_admin(email=f"layout-long-{language}@example.jp", locale=language).email
+    )
+    # When the page is read at a phone's width, then it is no wider than the phone
+    assert problems_at(page, f"{site}/admin/ads", 375) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    # and every reservation, its actions included, is read without scrolling sideways
+    region = page.locator("div.scroll").filter(has=page.locator("[data-reservations]"))
+    assert region.evaluate("r => r.scrollWidth <= r.clientWidth")
+    for cell in page.locator("[data-reservations] td").all():
+        box = cell.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 375, cell.inner_text()
+    keep_screenshots_at(page, f"admin-ads-long-{language}")

@@ -1,5 +1,6 @@
-"""The advertiser's own ads: a stopped ad says it was stopped, why, the notice that was
-sent and whom to ask, with no days left; the list names each ad and shows its image."""
+"""The advertiser's own ads: a stopped ad says it was stopped, why, the notice an
+administrator sends and whom to ask, with no days left; the list names each ad and shows
+its image."""
 
 from __future__ import annotations
 

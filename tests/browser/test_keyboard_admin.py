@@ -125,3 +125,42 @@ def test_an_admin_approves_and_stops_ads_with_the_keyboard_alone(page, site):
 
     # The timeline says the stop in words, not by a strike-through alone.
     assert "配信中の花屋（停止）" in page.locator("[data-timeline]").inner_text()
+
+
+def test_a_blank_reason_keeps_the_stop_dialog_open_with_the_error_beside_it(page, site):
+    running = make_reservation(
+        slot="search-result-midroll",
+        status="active",
+        start_month=NEXT,
+        end_month=NEXT,
+        payment_intent_id="pi_blank_reason",
+        advertiser_name="理由のない停止",
+    )
+    sign_in(page, site, make_admin(email="blank-reason@example.jp").email)
+    page.goto(f"{site}/admin/ads")
+    dialog = page.locator("#stop-dialog")
+    reason = dialog.locator("textarea[name=reason]")
+    for blank in ["", "   \n "]:
+        page.click(f'[data-stop="{running.id}"]')
+        reason.fill(blank)
+        dialog.get_by_role("button", name="停止する", exact=True).click()
+        # The dialog stays open; the error is beside the reason, which has focus
+        assert dialog.evaluate("d => d.open"), repr(blank)
+        assert reason.get_attribute("aria-invalid") == "true"
+        said = page.locator(f"#{reason.get_attribute('aria-describedby')}")
+        assert said.inner_text() == "入力してください"
+        assert said.evaluate("(e, d) => d.contains(e)", dialog.element_handle())
+        assert has_focus(page, "#stop-dialog textarea[name=reason]")
+        assert page.locator("[data-failure]").inner_text() == ""
+        assert AdReservation.get_by_id(running.id).status == "active"
+        page.keyboard.press("Escape")
+    # A reason typed after the error clears it, and stops the ad
+    page.click(f'[data-stop="{running.id}"]')
+    assert reason.get_attribute("aria-invalid") is None
+    reason.fill(" ")
+    dialog.get_by_role("button", name="停止する", exact=True).click()
+    reason.fill("規約違反の画像")
+    assert reason.get_attribute("aria-invalid") is None
+    dialog.get_by_role("button", name="停止する", exact=True).click()
+    page.locator("#notice-dialog[open]").wait_for()
+    assert AdReservation.get_by_id(running.id).status == "stopped"

@@ -192,7 +192,7 @@ def test_sent_empty_the_form_says_what_is_missing_and_focus_goes_to_the_first(pa
     errors.wait_for(state="visible")
     assert errors.get_attribute("role") == "alert"  # said at once
     assert errors.locator("li").all_inner_texts() == [
-        "広告主名: 入力してください",
+        "表示名: 入力してください",  # each field named as its label names it
         "画像: 画像ファイルを選んでください",
         "リンク先 URL: 入力してください",
         "利用規約への同意: 広告が利用規約に沿っていることを確認し、チェックを入れてください",

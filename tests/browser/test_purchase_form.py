@@ -63,6 +63,30 @@ def test_the_price_counts_months_in_the_reader_language(page, site):
     price.filter(has_text="¥50,000 / month × 3 months = ¥150,000").wait_for()
 
 
+def test_the_price_follows_the_months_as_they_are_typed(page, site):
+    make_profile(make_user(email="typing@example.jp"))
+    sign_in(page, site, "typing@example.jp")
+    page.goto(f"{site}/ads/new")
+    price = page.locator("[data-price]")
+    price.filter(has_text="× 1 か月").wait_for()
+    months = page.locator("input[name=months]")
+    # Typed, without leaving the field: the total for 3 months
+    months.fill("")
+    months.press_sequentially("3")
+    price.filter(has_text="¥50,000 / 月 × 3 か月 = ¥150,000").wait_for()
+    assert page.evaluate("document.activeElement.name") == "months"
+    # Not a whole number from 1 to 12: no total, stale or new, but the range
+    for typed in ["0", "13", "1.5"]:
+        months.fill("")
+        months.press_sequentially(typed)
+        price.filter(has_text="12").wait_for()
+        page.wait_for_load_state("networkidle")  # a late answer must not bring one back
+        assert "¥" not in price.inner_text(), typed
+    months.fill("")
+    months.press_sequentially("2")
+    price.filter(has_text="× 2 か月 = ¥100,000").wait_for()
+
+
 def test_the_disabled_button_looks_disabled(page, site):
     make_profile(make_user(email="look@example.jp"))
     sign_in(page, site, "look@example.jp")

@@ -26,6 +26,21 @@ def test_a_claim_sets_the_referrer():
     assert User.get_by_id(user.id).referred_by_id == referrer.id
 
 
+@pytest.mark.parametrize("typed", ["lower", " padded ", "full-width"])
+def test_a_code_claims_whatever_its_case_spaces_or_width(typed):
+    # Given a code as a friend might type it: lower case, with spaces, or full-width
+    referrer, user = make_user(), make_user()
+    code = referrer.referral_code
+    as_typed = {
+        "lower": code.lower(),
+        " padded ": f"  {code} ",
+        # U+FF01..U+FF5E are the full-width forms of ASCII 0x21..0x7E
+        "full-width": "".join(chr(ord(c) + 0xFEE0) for c in code.lower()),
+    }[typed]
+    # When it is claimed, then it names the owner
+    assert claim_referral(user.id, as_typed) == referrer.id
+
+
 def test_an_unknown_code():
     with pytest.raises(UnknownCode) as error:
         claim_referral(make_user().id, "NOSUCH00")

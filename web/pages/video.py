@@ -21,6 +21,7 @@ from models.unlocks import just_unlocked
 from web.api.operation import parse_path
 from web.api.schemas.account import VideoPath
 from web.api.schemas.catalog import watch_url
+from web.i18n import reader_filter
 from web.pages.blueprint import bp
 from web.pages.served_ads import ad_label, video_ads
 from web.translation import gettext as _
@@ -45,7 +46,6 @@ def clock(value: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-@bp.app_template_filter()
 def duration(value: int) -> str:
     """A video's length in words, to the second: 1 分 53 秒, 1 h 2 min 5 s."""
     hours, minutes, secs = value // 3600, value % 3600 // 60, value % 60
@@ -58,6 +58,9 @@ def duration(value: int) -> str:
     if minutes:
         return _("%(minutes)s min", minutes=minutes)
     return _("%(seconds)s s", seconds=secs)
+
+
+bp.add_app_template_filter(reader_filter(duration), "duration")
 
 
 @bp.get("/videos/<video_id>")

@@ -16,6 +16,16 @@
   let busy = false;
   const csrfToken = () => (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
 
+  // A whole number within the input's bounds (the API's: models/ads/reservations.py).
+  // Anything else has no price: "1.5" and "13" are not read as 1 and 12. The button
+  // still sends them, and the server's refusal is shown beside the field.
+  const wholeMonths = () => {
+    const typed = form.months.value.trim();
+    const months = Number(typed);
+    return /^[0-9]+$/.test(typed) && months >= Number(form.months.min) && months <= Number(form.months.max);
+  };
+  const monthsRange = () => window.i18n.problemWords("months_out_of_range", {n: form.months.max});
+
   // The choices the form cannot go without; the server checks the rest and says what.
   const ready = () =>
     Boolean(form.slot.value && form.country.value && form.startMonth.value && Number(form.months.value) >= 1 &&
@@ -42,6 +52,13 @@
   // Where a control's message goes: after the control's label (the consent's label
   // holds its checkbox, so after the label there too).
   const anchorOf = (control) => control.closest("label") || control;
+  // A field as its label names it (the label's [data-field-name], ads/new.html), so the
+  // summary says the words the reader sees; the API's word for a field without one.
+  const nameOf = (path) => {
+    const control = controlOf(path);
+    const name = control && control.closest("label")?.querySelector("[data-field-name]");
+    return name ? name.textContent.trim() : window.i18n.fieldName(path);
+  };
 
   function clearFieldError(control) {
     const error = form.querySelector(`[data-field-error="${control.name}"]`);
@@ -96,8 +113,9 @@
   // sentence when no field is named.
   function showErrors(body) {
     const fields = Object.entries((body && body.error && body.error.fields) || {});
-    report(fields.map(([path, problem]) => [path, window.i18n.fieldProblem(problem)]),
-      window.i18n.errorLines(body, t("purchase_failed")));
+    const problems = fields.map(([path, problem]) => [path, window.i18n.fieldProblem(problem)]);
+    report(problems, problems.length ? problems.map(([path, words]) => `${nameOf(path)}: ${words}`)
+      : window.i18n.errorLines(body, t("purchase_failed")));
     // Too many unpaid holds: the way to the reservations to pay (or wait for).
     if (body && body.error && body.error.code === "too_many_unpaid_holds") {
       const link = document.createElement("a");
@@ -116,7 +134,7 @@
     if (!form.slot.value) found.push(["slot", problemWords("required")]);
     if (!form.country.value) found.push(["country", problemWords("required")]);
     if (!form.startMonth.value) found.push(["startMonth", problemWords("not_a_month")]);
-    if (!(Number(form.months.value) >= 1)) found.push(["months", problemWords("months_out_of_range", {n: form.months.max})]);
+    if (!(Number(form.months.value) >= 1)) found.push(["months", monthsRange()]);
     if (!form.advertiserName.value.trim()) found.push(["advertiserName", problemWords("required")]);
     if (!imageUrl) found.push(["imageUrl", t("choose_image")]);
     if (!form.redirectUrl.value.trim()) found.push(["redirectUrl", problemWords("required")]);
@@ -174,6 +192,12 @@
   let asked = 0;
   async function refreshInventory() {
     const question = ++asked;
+    const price = form.querySelector("[data-price]");
+    if (!wholeMonths()) {
+      // No total for months the API would refuse: the range instead of the last price.
+      price.textContent = `${nameOf("months")}: ${monthsRange()}`;
+      return;
+    }
     const params = new URLSearchParams({slot: form.slot.value, country: form.country.value,
       month: form.startMonth.value, months: form.months.value});
     const response = await fetch(`/api/ads/inventory?${params}`);
@@ -185,12 +209,14 @@
     out.dataset.full = body.full;
     if (body.price) {
       const total = body.price.unitAmount * body.months;
-      form.querySelector("[data-price]").textContent = tn("price", body.months, {
+      price.textContent = tn("price", body.months, {
         unit: numbers.format(body.price.unitAmount), months: body.months, total: numbers.format(total),
       });
     }
   }
   ["slot", "country", "startMonth", "months"].forEach((name) => form[name].addEventListener("change", refreshInventory));
+  // The months change the price as they are typed, not only when the field is left.
+  form.months.addEventListener("input", refreshInventory);
   refreshInventory();
 
   // The upload API's advice, by its code, in the reader's words.
@@ -239,7 +265,7 @@
     if (busy) return;
     const gaps = missing();
     if (gaps.length) {
-      report(gaps, gaps.map(([path, words]) => `${window.i18n.fieldName(path)}: ${words}`));
+      report(gaps, gaps.map(([path, words]) => `${nameOf(path)}: ${words}`));
       return;
     }
     const payload = {

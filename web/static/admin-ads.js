@@ -95,11 +95,38 @@
   }
 
   let stopping = null;
+  const reason = stopDialog.querySelector("textarea[name=reason]");
+
+  function clearReasonError() {
+    const error = document.getElementById("error-reason");
+    if (error) error.remove();
+    reason.removeAttribute("aria-invalid");
+    reason.removeAttribute("aria-describedby");
+  }
+
   function askToStop(button) {
     stopping = button.dataset.stop;
-    stopDialog.querySelector("textarea").value = "";
+    reason.value = "";
+    clearReasonError();
     open(stopDialog, button);
   }
+
+  // A blank reason (spaces too) keeps the dialog open, the words beside the field, as
+  // the API would refuse it; the page behind is left as it was.
+  stopDialog.querySelector("form").addEventListener("submit", (event) => {
+    if (!event.submitter || event.submitter.value !== "confirm" || reason.value.trim()) return;
+    event.preventDefault();
+    clearReasonError();
+    const error = document.createElement("p");
+    error.className = "field-error";
+    error.id = "error-reason";
+    error.textContent = window.i18n.problemWords("required");
+    reason.closest("label").insertAdjacentElement("afterend", error);
+    reason.setAttribute("aria-invalid", "true");
+    reason.setAttribute("aria-describedby", error.id);
+    reason.focus();
+  });
+  reason.addEventListener("input", clearReasonError);
 
   stopDialog.addEventListener("close", async () => {
     // A close event runs after the dialog has closed, as a task of its own: when Stop was
@@ -108,7 +135,7 @@
     const id = stopping;
     stopping = null;
     if (stopDialog.returnValue !== "confirm" || !id) return;
-    const result = await post(`/api/admin/ads/reservations/${id}/stop`, {reason: stopDialog.querySelector("textarea").value});
+    const result = await post(`/api/admin/ads/reservations/${id}/stop`, {reason: reason.value});
     if (!result.ok) { fail(window.i18n.errorText(result.body, t("stop_failed"))); return; }
     const words = t("stopped", {name: nameOf(id)});
     await refresh();

@@ -81,6 +81,15 @@ def test_referrals_summary_and_claims(client):
     assert (again.status_code, error_code(again)) == (409, "already_referred")
 
 
+def test_a_code_typed_in_lower_case_claims_and_a_wrong_one_still_does_not(client):
+    referrer = make_user()
+    sign_in(client, make_user())
+    wrong = client.post("/api/referrals/claim", json={"code": "nosuch00"})
+    assert (wrong.status_code, error_code(wrong)) == (404, "unknown_code")
+    ok = client.post("/api/referrals/claim", json={"code": f" {referrer.referral_code.lower()} "})
+    assert (ok.status_code, ok.get_json()) == (200, {"referredBy": referrer.id})
+
+
 def test_a_subscriber_cannot_claim_over_http(client):
     user = make_user()
     make_subscription(user, plan="pro", status="trialing")
