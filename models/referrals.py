@@ -64,6 +64,18 @@ def normalise_code(typed: str) -> str:
     return unicodedata.normalize("NFKC", typed).strip().upper()
 
 
+def _code_owner(typed: str) -> User | None:
+    """The owner of the code typed, in one query: the code as typed (a code drawn from
+    the old alphabet mixes cases, aB0_-lI1) before the code normalised."""
+    exact = unicodedata.normalize("NFKC", typed).strip()
+    found = list(
+        User.select()
+        .where(User.referral_code.in_({exact, normalise_code(typed)}))
+        .order_by(User.referral_code != exact)
+    )
+    return found[0] if found else None
+
+
 def claim_referral(user_id: str, code: str) -> str:
     """Set the caller's referred_by to the code's owner; returns the owner's id.
 
@@ -71,7 +83,7 @@ def claim_referral(user_id: str, code: str) -> str:
     it never overwrites a referrer, never points a user at themselves, and of two members
     claiming each other's code at once only one succeeds (a referral is never mutual).
     """
-    owner = User.get_or_none(User.referral_code == normalise_code(code))
+    owner = _code_owner(code)
     if owner is None:
         raise UnknownCode()
     if owner.id == user_id:

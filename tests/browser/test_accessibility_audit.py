@@ -7,6 +7,7 @@ names each one left with why."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from models.credits import unlock_video
 from tests.browser.accessibility import audit, keep_in_report, not_allowed
@@ -121,7 +122,8 @@ def test_the_local_checkout_for_an_ad(page, site, language):
     sign_in(page, site, advertiser.email)
     page.goto(f"{site}/ads/new")
     page.select_option("select[name=slot]", "video-detail-below-subtitle")
-    page.wait_for_function("document.querySelector('[data-inventory]').textContent !== ''")
+    # A locator, not wait_for_function: the page's CSP forbids evaluating a string.
+    expect(page.locator("[data-inventory]")).not_to_have_text("")
     page.fill("input[name=advertiserName]", "株式会社とても長い名前の老舗書店")
     page.set_input_files(
         "input[name=image]",

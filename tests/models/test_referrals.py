@@ -142,3 +142,13 @@ def test_the_count_is_of_rewarded_referrals():
     make_user(referred_by=referrer.id, referral_rewarded_at=now_iso())
     make_user(referred_by=referrer.id)
     assert referral_count(referrer.id) == 2
+
+
+def test_a_code_typed_as_it_is_stored_wins_over_its_upper_case_twin():
+    """Codes drawn from the old alphabet mix cases: one typed exactly is that member's,
+    though another member's code is the same in upper case."""
+    old = make_user(referral_code="aB0_-lI1")
+    new = make_user(referral_code="AB0_-LI1")
+    assert claim_referral(make_user().id, "aB0_-lI1") == old.id
+    assert claim_referral(make_user().id, "ab0_-li1") == new.id
+    assert claim_referral(make_user().id, " AB0_-LI1 ") == new.id
