@@ -13,23 +13,12 @@ from models import ingest
 from models.ads.delivery import clear_process_cache
 from tests.browser.accessibility import audit, not_allowed
 from tests.fixtures import keep_screenshots_at
+from tests.web.api.test_search_api import spaced
 
 CH = "UCmoremomentsmoremoment1"
 MANY, FEW = "manyMoment1", "fewMoments1"
 SAID = 25  # moments of the first video: 3 shown, 17 on the first page, 5 on the second
 HOSTILE = '<img src="x" data-hostile>'  # said in a subtitle: shown as text, never a tag
-
-
-def spaced(*texts, gap=10):
-    """Manual cues of 3 s with `gap - 1` filler cues between the given ones, so each given
-    cue is a moment of its own (no two share a segment)."""
-    cues, start = [], 0.0
-    for text in texts:
-        for n in range(gap):
-            said = text if n == 0 else f"間の話 {n} です。"
-            cues.append({"start": start, "end": start + 3.0, "text": said})
-            start += 3.0
-    return {"type": "manual", "language": "ja", "cues": cues}
 
 
 @pytest.fixture
