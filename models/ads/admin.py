@@ -12,11 +12,12 @@ from typing import Any, cast
 from peewee import SQL, ModelSelect, fn
 
 from models.ads import POSITIONS, SLOT_IDS
+from models.ads.delivery_state import DeliveryState, delivery_state
 from models.ads.inventory import slot_problem
 from models.ads.months import add_months, month_of
 from models.clock import utcnow
 from models.countries import country_problem, usable_country
-from models.errors import ValidationError
+from models.errors import NotFound, ValidationError
 from models.payments import get_provider
 from models.problems import Problem
 from models.settings import get_settings
@@ -48,6 +49,7 @@ class ListedReservation:
     reservation: AdReservation
     figures: Figures
     has_stop_notice: bool
+    delivery: DeliveryState
 
 
 @dataclass(frozen=True)
@@ -172,9 +174,13 @@ def _filter_problems(
 
 
 def list_reservations(
-    status: str | None = None, slot: str | None = None, country: str | None = None
+    status: str | None = None,
+    slot: str | None = None,
+    country: str | None = None,
+    now: datetime | None = None,
 ) -> list[ListedReservation]:
-    """Every reservation, newest first, narrowed by the filters given, with its figures."""
+    """Every reservation, newest first, narrowed by the filters given, with its figures
+    and where its delivery stands today (UTC)."""
     problems = _filter_problems(status, slot, country)
     if problems:
         raise ValidationError(fields=problems)
@@ -185,11 +191,32 @@ def list_reservations(
         query = query.where(AdReservation.slot == slot)
     if country:
         query = query.where(AdReservation.country == usable_country(country))
-    rows = list(query)
+    return _listed(list(query), now)
+
+
+def listed_reservation(reservation_id: str, now: datetime | None = None) -> ListedReservation:
+    """One reservation, whoever bought it, as the list shows it: what an administrator
+    reviews on its page."""
+    row = AdReservation.get_or_none(AdReservation.id == reservation_id)
+    if row is None:
+        raise NotFound("No reservation has this id.")
+    return _listed([row], now)[0]
+
+
+def _listed(rows: list[AdReservation], now: datetime | None) -> list[ListedReservation]:
     ids = [row.id for row in rows]
     counts = measurements(ids)
     noticed = _with_stop_notice(ids)
-    return [ListedReservation(row, counts[row.id], row.id in noticed) for row in rows]
+    today = (now or utcnow()).date()
+    return [
+        ListedReservation(
+            row,
+            counts[row.id],
+            row.id in noticed,
+            delivery_state(row.status, row.start_month, row.end_month, today),
+        )
+        for row in rows
+    ]
 
 
 def _with_stop_notice(reservation_ids: list[str]) -> set[str]:

@@ -92,3 +92,17 @@ def redirect_url_problem(url: object) -> Problem | None:
         return Problem("no_host")
     # Nothing on the service's own network: loopback, private, metadata, local names.
     return local_host_problem(host)
+
+
+def landing_host(url: str) -> str:
+    """The host a click on the ad reaches, as a reviewer should read it: lower case, and
+    a name in another script in its ASCII form (`xn--...`), so that a look-alike of a
+    well-known name shows as what it is; "" for a URL without one."""
+    try:
+        host = urlsplit(url.strip()).hostname or ""
+    except ValueError:
+        return ""
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host

@@ -14,6 +14,7 @@ from peewee import SQL, Case, fn
 from models.ads.admin import INVALID_HUMAN, Figures, measurements, tuples_of
 from models.ads.checkout import PaymentState, checkouts_of, payment_state
 from models.ads.counting import INVALID_REASONS
+from models.ads.delivery_state import DeliveryState, days_to_start, delivery_state
 from models.ads.months import first_day, last_day, month_of_day
 from models.clock import utcnow
 from models.errors import NotFound, ValidationError
@@ -46,13 +47,16 @@ class DailyFigures:
 @dataclass(frozen=True)
 class OwnReservation:
     """An advertiser's reservation with its figures over its contract period, the days
-    left, and where its payment stands."""
+    left, where its payment stands, and where its delivery stands."""
 
     reservation: AdReservation
     figures: Figures
     days_left: int
     ended: bool
     payment: PaymentState
+    delivery: DeliveryState
+    # Days until the first day of the period (0 once begun): when a scheduled ad starts.
+    days_to_start: int
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class OwnReservationDetail(OwnReservation):
 class ReportRow:
     reservation: AdReservation
     figures: Figures
+    delivery: DeliveryState
     unverified_clicks: int
     bot_clicks: int
     # Clicks with a view token an earlier click carried: out of the figures, shown apart.
@@ -97,7 +102,11 @@ def _own(
     reservation: AdReservation, figures: Figures, today: date, payment: PaymentState
 ) -> OwnReservation:
     left, ended = days_left(reservation, today)
-    return OwnReservation(reservation, figures, left, ended, payment)
+    delivery = delivery_state(
+        reservation.status, reservation.start_month, reservation.end_month, today
+    )
+    starts_in = days_to_start(reservation.start_month, today)
+    return OwnReservation(reservation, figures, left, ended, payment, delivery, starts_in)
 
 
 def advertiser_reservations(user_id: str, now: datetime | None = None) -> list[OwnReservation]:
@@ -267,6 +276,19 @@ def advertiser_reservation(
     )
     if reservation is None:
         raise NotFound("No reservation of yours has this id.")
+    return _detail(reservation, now)
+
+
+def any_reservation(reservation_id: str, now: datetime | None = None) -> OwnReservationDetail:
+    """Any reservation, whoever bought it, as its advertiser sees it: the page an
+    administrator reviews it on."""
+    reservation = AdReservation.get_or_none(AdReservation.id == reservation_id)
+    if reservation is None:
+        raise NotFound("No reservation has this id.")
+    return _detail(reservation, now)
+
+
+def _detail(reservation: AdReservation, now: datetime | None) -> OwnReservationDetail:
     start, end = first_day(reservation.start_month), last_day(reservation.end_month)
     days = _day_keys(start, end)
     impressions = _daily_impressions([reservation.id], days[0], days[-1])
@@ -379,7 +401,7 @@ def _trend(impressions: dict[str, int], clicks: dict[str, int]) -> list[DailyFig
     return [f for f in figures if f.impressions or f.clicks]
 
 
-def admin_report(start: date, end: date) -> Report:
+def admin_report(start: date, end: date, now: datetime | None = None) -> Report:
     """Spec, Reporting item 4: (a) every reservation, any status, whose months overlap
     the range's months; (b) impressions with date in range; (c) clicks from the start
     date 00:00:00 to the end date 23:59:59 UTC; (d) joined per reservation with totals;
@@ -388,7 +410,8 @@ def admin_report(start: date, end: date) -> Report:
     with a view token an earlier click carried: a token counts once), and so are
     invalid clicks (a human's click whose view token was missing, bad or expired),
     with their count by reason. Each row and the totals also carry the unverified
-    clicks: the invalid ones without a genuine view token."""
+    clicks: the invalid ones without a genuine view token. Each row says where its
+    delivery stands today (UTC), whatever the range."""
     reservations = _overlapping(start, end)
     ids = [r.id for r in reservations]
     day_from, day_to = start.isoformat(), end.isoformat()
@@ -402,10 +425,12 @@ def admin_report(start: date, end: date) -> Report:
     unverified, bot_clicks = _apart(ids, day_from, day_to, bots)
     seen, clicked, repeated = _sums(impressions, 0), _sums(clicks, 0), _sums(repeats, 0)
     reasons = _reasons_by_reservation(invalid)
+    today = _today(now)
     rows = [
         ReportRow(
             r,
             Figures(seen.get(r.id, 0), clicked.get(r.id, 0)),
+            delivery_state(r.status, r.start_month, r.end_month, today),
             unverified.get(r.id, 0),
             bot_clicks.get(r.id, 0),
             repeated.get(r.id, 0),

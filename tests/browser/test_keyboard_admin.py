@@ -54,13 +54,14 @@ def test_an_admin_approves_and_stops_ads_with_the_keyboard_alone(page, site):
     def row(reservation):
         return page.locator(f'tr[data-reservation-id="{reservation.id}"]')
 
-    # Approve: the result is said, the row reads 配信中, and focus is on the row's next
-    # action (its Approve button is gone).
+    # Approve: the result is said, the row reads approved and scheduled (its period is
+    # next month: not running yet), and focus is on the row's next action (its Approve
+    # button is gone).
     tab_until(page, f'[data-approve="{waiting.id}"]')
     page.keyboard.press("Enter")
     said.filter(has_text="「審査を待つ書店」を承認しました。").wait_for()
     assert AdReservation.get_by_id(waiting.id).status == "active"
-    assert row(waiting).locator("[data-status]").inner_text().startswith("配信中")
+    assert row(waiting).locator("[data-status]").inner_text().startswith("承認済み · 配信予定")
     assert has_focus(page, f'[data-stop="{waiting.id}"]')
 
     # Stop: the dialog takes focus in its reason and holds it.

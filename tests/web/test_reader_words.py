@@ -96,6 +96,7 @@ SAMPLES = {
     "number": "1234567",
     "country_name": "'JP'",
     "status_label": "'pending_review'",
+    "delivery_label": "'scheduled'",
     "plan_label": "'free'",
     "slot_label": "'search-result-bottom'",
     "category_label": "'other'",

@@ -1,7 +1,8 @@
-// /admin/ads: approve, stop with a reason, and show the stop notice to send. What each
-// action did is said in the page's live regions, and the tables are read again in place
-// rather than reloaded, so a keyboard or screen reader user stays on the row they were
-// on. The two dialogs hold focus while open and hand it back to what opened them.
+// The administrator's review, on /admin/ads and on a reservation's page (/ads/<id>):
+// approve, stop with a reason, and show the stop notice to send. What each action did is
+// said in the page's live regions, and the parts marked data-refresh are read again in
+// place rather than reloaded, so a keyboard or screen reader user stays on the row they
+// were on. The two dialogs hold focus while open and hand it back to what opened them.
 (() => {
   const { t } = window.i18n;
   const said = document.querySelector("[data-result]");
@@ -22,28 +23,30 @@
     }
   }
 
-  const rowOf = (id) => document.querySelector(`tr[data-reservation-id="${CSS.escape(id)}"]`);
+  // A reservation's row of the list, or the review section of its own page.
+  const rowOf = (id) => document.querySelector(`[data-reservation-id="${CSS.escape(id)}"]`);
   const nameOf = (id) => { const cell = document.getElementById(`name-${id}`); return cell ? cell.textContent.trim() : ""; };
 
-  // The reservations and the timeline as the server draws them now, in place of the
-  // ones on the page; when that cannot be read, the whole page again.
+  // The parts marked data-refresh (the reservations and the timeline; a reservation's
+  // status and actions) as the server draws them now, in place of the ones on the page;
+  // when that cannot be read, the whole page again.
   async function refresh() {
     const response = await fetch(window.location.href, {headers: {Accept: "text/html"}}).catch(() => null);
     if (!response || !response.ok) { window.location.reload(); return; }
     const fresh = new DOMParser().parseFromString(await response.text(), "text/html");
-    for (const selector of ["[data-reservations] tbody", "[data-timeline] tbody"]) {
-      const shown = document.querySelector(selector);
-      const now = fresh.querySelector(selector);
-      if (shown && now) shown.replaceWith(document.importNode(now, true));
+    for (const shown of document.querySelectorAll("[data-refresh]")) {
+      const now = fresh.querySelector(`[data-refresh="${CSS.escape(shown.dataset.refresh)}"]`);
+      if (now) shown.replaceWith(document.importNode(now, true));
     }
   }
 
   // Where focus goes when the button it was on has gone with the action (an approved
-  // ad has no Approve button): the row's next action, else the table itself.
+  // ad has no Approve button): the row's next action, else the table (or the section)
+  // itself.
   function focusInRow(id, preferred) {
     const row = rowOf(id);
     const target = (row && (row.querySelector(preferred) || row.querySelector("button"))) ||
-      document.querySelector("[data-reservations]").closest("[tabindex]");
+      document.querySelector("[data-review-home]");
     target.focus();
     return target;
   }

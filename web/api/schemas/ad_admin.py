@@ -8,10 +8,13 @@ from typing import Annotated
 from pydantic import Field
 
 from models.ads import admin, notices, reports
+from models.ads.creative import landing_host
 from web.api.schemas.ads import (
     DailyFigures,
+    Delivery,
     Measured,
     Placement,
+    RedirectHost,
     Reservation,
     Slot,
     Status,
@@ -37,6 +40,8 @@ class AdminListParams(Query):
 
 
 class AdminReservation(Reservation, Measured):
+    delivery: Delivery
+    redirect_host: RedirectHost
     business_legal_name: str | None
     business_category: str | None
     contact_name: str | None
@@ -52,6 +57,8 @@ class AdminReservation(Reservation, Measured):
         return cls(
             **reservation_fields(r),
             **measured_fields(listed.figures),
+            delivery=listed.delivery,
+            redirect_host=landing_host(r.redirect_url),
             business_legal_name=r.business_legal_name,
             business_category=r.business_category,
             contact_name=r.contact_name,
@@ -172,6 +179,7 @@ UnverifiedClicks = Annotated[
 
 class ReportRow(Placement, Measured):
     advertiser_name: str
+    delivery: Delivery
     unverified_clicks: UnverifiedClicks
     bot_clicks: int
     invalid_clicks: InvalidClicks
@@ -183,6 +191,7 @@ class ReportRow(Placement, Measured):
             **placement_fields(row.reservation),
             **measured_fields(row.figures),
             advertiser_name=row.reservation.advertiser_name,
+            delivery=row.delivery,
             unverified_clicks=row.unverified_clicks,
             bot_clicks=row.bot_clicks,
             invalid_clicks=row.invalid_clicks,

@@ -21,7 +21,8 @@ from models.ads import (
     reports,
 )
 from models.ads.admin import STATUSES, status_problem
-from models.ads.creative import advertiser_name_problem, redirect_url_problem
+from models.ads.creative import advertiser_name_problem, landing_host, redirect_url_problem
+from models.ads.delivery_state import DeliveryState
 from models.ads.images import StoredImage
 from models.ads.inventory import Availability, slot_problem
 from models.ads.months import MONTH_LENGTH, MONTH_PATTERN, window_problem
@@ -388,6 +389,20 @@ class Placement(Response):
     status: Status
 
 
+# Where delivery stands today (UTC) beside the review status (models/ads/delivery_state).
+Delivery = Annotated[
+    DeliveryState,
+    Field(
+        description="scheduled: approved or in review, not shown yet; running: active and"
+        " today (UTC) within startMonth..endMonth; ended: the period is over; stopped"
+    ),
+]
+RedirectHost = Annotated[
+    str,
+    Field(description="The host of redirectUrl, lower case, a non-ASCII name in its xn-- form"),
+]
+
+
 class Measured(Response):
     impressions: int
     clicks: int
@@ -426,6 +441,8 @@ def _own(own: reports.OwnReservation) -> dict[str, Any]:
         "image_url": own.reservation.image_url,
         "days_left": own.days_left,
         "ended": own.ended,
+        "delivery": own.delivery,
+        "days_to_start": own.days_to_start,
         "payment_state": own.payment.state,
         "checkout_expires_at": own.payment.checkout_expires_at,
         "payment_due_at": own.payment.payment_due_at,
@@ -439,6 +456,10 @@ class OwnReservation(Placement, Measured):
     image_url: str
     days_left: int
     ended: bool
+    delivery: Delivery
+    days_to_start: int = Field(
+        description="Days from today (UTC) to the first day of startMonth; 0 once begun"
+    )
     payment_state: Literal["paid", "awaiting_payment", "payment_pending", "processing", "unpaid"]
     checkout_expires_at: Timestamp | None
     payment_due_at: Timestamp | None = Field(
@@ -471,6 +492,7 @@ class Preview(Response):
     image_url: str
     advertiser_name: str
     redirect_url: str
+    redirect_host: RedirectHost
 
 
 class OwnReservationDetail(OwnReservation):
@@ -487,5 +509,6 @@ class OwnReservationDetail(OwnReservation):
                 image_url=r.image_url,
                 advertiser_name=r.advertiser_name,
                 redirect_url=r.redirect_url,
+                redirect_host=landing_host(r.redirect_url),
             ),
         )
