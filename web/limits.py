@@ -51,6 +51,8 @@ LIMITED = {
     "api.billing_checkout": "billing",
     "api.billing_portal": "billing",
     "api.resume_checkout": "billing",
+    "api.cancel_reservation_checkout": "billing",
+    "api.cancel_plan_checkout": "billing",
     "auth.login": "sign_in",
     "auth.callback": "sign_in",
     "dev_login": "sign_in",

@@ -40,6 +40,11 @@ class CheckoutClosed(Conflict):
     message = "This reservation's checkout can no longer be paid."
 
 
+class AlreadyPaid(Conflict):
+    code = "already_paid"
+    message = "It has already been paid (or a delayed payment is under way): it stays."
+
+
 @dataclass(frozen=True)
 class PaymentState:
     """Where a reservation's payment stands (docs/ads.md, Paying later, cancelling), until
@@ -79,6 +84,51 @@ def checkouts_of(reservation_ids: list[str]) -> dict[str, AdCheckout]:
         return {}
     rows = AdCheckout.select().where(AdCheckout.ad_reservation.in_(reservation_ids))
     return {row.ad_reservation_id: row for row in rows}
+
+
+@dataclass(frozen=True)
+class OpenHold:
+    """One of the member's own reservations holding a position while its checkout can
+    still be paid: what the purchase form offers to continue or to cancel."""
+
+    reservation_id: str
+    slot: str
+    position: int
+    country: str
+    start_month: str
+    end_month: str
+    checkout_expires_at: str
+
+
+def open_holds(user_id: str, now: datetime | None = None) -> list[OpenHold]:
+    """The member's unpaid reservations whose checkout is open (awaiting payment),
+    oldest first. A buyer back on the form (the browser's Back from the checkout) is
+    offered each: continue its payment, or release it (`release_cancelled_checkout`)."""
+    rows = list(
+        AdReservation.select()
+        .where(
+            (AdReservation.user == user_id)
+            & (AdReservation.status == "pending_review")
+            & AdReservation.payment_intent_id.is_null()
+            & AdReservation.position_released_at.is_null()
+        )
+        .order_by(AdReservation.created_at, AdReservation.id)
+    )
+    checkouts = checkouts_of([row.id for row in rows])
+    now = now or utcnow()
+    return [
+        OpenHold(
+            row.id,
+            row.slot_id,
+            row.position,
+            row.country,
+            row.start_month,
+            row.end_month,
+            checkouts[row.id].expires_at,
+        )
+        for row in rows
+        if payment_state(row, checkouts.get(row.id), now).state == AWAITING_PAYMENT
+    ]
 
 
 def resume_checkout(user_id: str, reservation_id: str, now: datetime | None = None) -> str:

@@ -62,6 +62,13 @@ CALLS = {
         "/api/ads/reservations/00000000-0000-0000-0000-000000000000/checkout",
         {"json": {}},
     ),
+    "api.cancel_reservation_checkout": (
+        "billing",
+        "DELETE",
+        "/api/ads/reservations/00000000-0000-0000-0000-000000000000/checkout",
+        {"json": {}},
+    ),
+    "api.cancel_plan_checkout": ("billing", "DELETE", "/api/billing/checkout", {"json": {}}),
     "auth.login": ("sign_in", "GET", "/login", {}),
     "auth.callback": ("sign_in", "GET", "/auth/callback?error=access_denied", {}),
     "dev_login": ("sign_in", "POST", "/auth/dev-login", {"json": {"email": "x@example.jp"}}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import jsonify
 from werkzeug.wrappers import Response as HttpResponse
 
-from models.ads import checkout, reports
+from models.ads import checkout, reports, reservations
 from web.api.blueprint import bp
 from web.api.operation import MEMBER, operation
 from web.api.schemas import account, ads
@@ -45,3 +45,17 @@ def own_reservation(path: ads.ReservationPath) -> HttpResponse:
 def resume_checkout(path: ads.ReservationPath) -> HttpResponse:
     """Back to the unpaid reservation's checkout while its hold lasts."""
     return jsonify(checkoutUrl=checkout.resume_checkout(member().id, path.reservation_id))
+
+
+@bp.delete("/ads/reservations/<reservation_id>/checkout")
+@operation(
+    auth=MEMBER,
+    path=ads.ReservationPath,
+    responses={204: None},
+    errors=(404, 409),
+)
+def cancel_reservation_checkout(path: ads.ReservationPath) -> tuple[str, int]:
+    """Cancel the own unpaid reservation's checkout and release its position (the
+    purchase form's "cancel it and start over"); 409 already_paid once it was paid."""
+    reservations.abandon_hold(member().id, path.reservation_id)
+    return "", 204

@@ -44,6 +44,39 @@
     // left, button busy: make it usable again.
     window.addEventListener("pageshow", () => { portal.setAttribute("aria-disabled", "false"); });
   }
+  // A plan checkout left open: cancelled, it can no longer be paid and either plan can
+  // be chosen at once. The button stays focusable while asking (aria-disabled).
+  const openCheckout = document.querySelector("[data-open-checkout]");
+  if (openCheckout) {
+    const cancel = openCheckout.querySelector("[data-cancel-checkout]");
+    cancel.addEventListener("click", async () => {
+      if (cancel.getAttribute("aria-disabled") === "true") return;
+      cancel.setAttribute("aria-disabled", "true");
+      let response = null;
+      let body = {};
+      try {
+        response = await fetch("/api/billing/checkout", {
+          method: "DELETE", headers: {"Content-Type": "application/json", "X-CSRFToken": csrfToken()},
+        });
+        body = await response.json().catch(() => ({}));
+      } catch { response = null; }
+      if (response && response.ok) {
+        openCheckout.remove();
+        const first = document.querySelector("[data-subscribe]");
+        if (first) first.focus();  // the button is gone: on to choosing a plan
+        return;
+      }
+      cancel.setAttribute("aria-disabled", "false");
+      const error = openCheckout.querySelector("[data-cancel-checkout-error]");
+      error.textContent = errorText(body, t("cancel_checkout_failed"));
+      error.hidden = false;
+    });
+  }
+  // A page kept whole by the browser (Back from a plan checkout) would not show the
+  // checkout opened since: ask the server again.
+  if (document.querySelector("[data-upgrade]")) {
+    window.addEventListener("pageshow", (event) => { if (event.persisted) window.location.reload(); });
+  }
   const claim = document.getElementById("referral-claim");
   if (claim) {
     claim.addEventListener("submit", async (event) => {

@@ -1,7 +1,9 @@
 // /ads/new: the purchase form (inventory and price, image upload, reservation). Its
 // sentences come from the page (web/templates/ads/new.html, page_text) in the reader's
 // language; API errors read through window.i18n, each beside its field. What was typed
-// is kept for the way back from a cancelled checkout (sessionStorage, this tab only).
+// is kept for the way back from the checkout (sessionStorage, this tab only), whether by
+// its Cancel button or the browser's Back; the buyer's own holds still awaiting payment
+// are offered there, to continue or to cancel (ads/new.html, [data-open-hold]).
 // The button stays focusable while the form is incomplete (aria-disabled, not disabled):
 // pressed, it says what is missing, as the server would, and moves focus to the first
 // field to fix, so a keyboard or screen reader user is never left at a dead button.
@@ -182,7 +184,16 @@
       notes.textContent = t("image_kept", {notes: kept.imageNotes || ""});
     }
   }
-  if (form.dataset.restore !== undefined) restoreTyped();
+  // Back on the form: from a cancelled checkout, by the browser's Back button (which
+  // restores the typed fields and the chosen file, but not the upload's URL), or with a
+  // hold of this order still open.
+  const navigation = (performance.getEntriesByType("navigation")[0] || {}).type;
+  if (form.dataset.restore !== undefined || navigation === "back_forward" || document.querySelector("[data-open-hold]")) {
+    restoreTyped();
+  }
+  // A page kept whole by the browser (back-forward cache) would not know of the hold
+  // made since it was left: ask the server again.
+  window.addEventListener("pageshow", (event) => { if (event.persisted) window.location.reload(); });
   form.profileId.addEventListener("change", () => {
     form.querySelector("[data-new-profile]").hidden = form.profileId.value !== "";
   });
@@ -225,12 +236,11 @@
   // The same for uploads: the image reserved is the last one chosen, whichever upload
   // finishes last.
   let chosen = 0;
-  form.image.addEventListener("change", async () => {
+  async function upload(file) {
     const choice = ++chosen;
     imageUrl = null;
     imageDetails = "";
     updateSubmit();
-    const file = form.image.files[0];
     const preview = form.querySelector("[data-image-preview]");
     const notes = form.querySelector("[data-image-notes]");  // a polite live region
     preview.hidden = true;
@@ -258,7 +268,57 @@
     imageDetails = notesList.length ? t("image_with_advice", {size, advice: notesList.join(" ")}) : size;
     notes.textContent = t("uploaded", {details: imageDetails});
     updateSubmit();
-  });
+  }
+  form.image.addEventListener("change", () => upload(form.image.files[0]));
+  // Choosing the same file again must upload it again: a file input sends no change for
+  // the file it already holds, so it is emptied as its chooser opens.
+  form.image.addEventListener("click", () => { form.image.value = ""; });
+  // A file the browser restored (Back) without the upload's URL kept: upload it again,
+  // rather than refuse as missing an image the form shows chosen.
+  // The browser restores it after this script has run: look again once the page shows.
+  const uploadRestored = () => { if (!imageUrl && !chosen && form.image.files.length) upload(form.image.files[0]); };
+  uploadRestored();
+  window.addEventListener("pageshow", uploadRestored);
+
+  // --- the buyer's own holds awaiting payment: continue, or cancel and start over ----
+  // The button stays focusable while asking (aria-disabled); a refusal is said beside it.
+  async function holdCall(button, method, fallback) {
+    if (button.getAttribute("aria-disabled") === "true") return null;
+    button.setAttribute("aria-disabled", "true");
+    const hold = button.closest("[data-open-hold]");
+    let response = null;
+    let body = {};
+    try {
+      // No body, but sent as JSON: the API takes state changes only as JSON calls.
+      response = await fetch(`/api/ads/reservations/${hold.dataset.openHold}/checkout`, {
+        method, headers: {"Content-Type": "application/json"}, credentials: "same-origin",
+      });
+      body = await response.json().catch(() => ({}));
+    } catch {
+      response = null;
+    }
+    if (response && response.ok) return body;
+    button.removeAttribute("aria-disabled");
+    const error = hold.querySelector("[data-hold-error]");
+    error.textContent = window.i18n.errorText(body, t(fallback));
+    error.hidden = false;
+    return null;
+  }
+  document.querySelectorAll("[data-open-hold] [data-resume-checkout]").forEach((button) => button.addEventListener("click", async () => {
+    const body = await holdCall(button, "POST", "checkout_failed");
+    if (body) { keepTyped(); window.location.assign(body.checkoutUrl); }
+  }));
+  document.querySelectorAll("[data-open-hold] [data-release-hold]").forEach((button) => button.addEventListener("click", async () => {
+    if (!await holdCall(button, "DELETE", "release_failed")) return;
+    button.closest("[data-open-hold]").remove();
+    const full = document.querySelector("[data-holds-full]");  // one hold fewer: under the limit
+    if (full) full.remove();
+    const released = document.querySelector("[data-hold-released]");
+    released.textContent = t("released_hold");
+    released.tabIndex = -1;
+    released.focus();  // the button is gone: the keyboard's focus goes to the news
+    refreshInventory();
+  }));
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
