@@ -14,6 +14,7 @@ from models.clock import iso, now_iso, parse_iso, utcnow
 from models.credits import set_balance_to_plan_limit
 from models.db import db, is_postgres, write_transaction
 from models.errors import DomainError, ValidationError
+from models.invoices import current_issuer
 from models.metrics import SUBSCRIPTION_PROBLEMS
 from models.payments import (
     CheckoutSession,
@@ -445,7 +446,13 @@ def ensure_payment_customer(user_id: str) -> str:
     if user.payment_customer_id:
         return user.payment_customer_id
     customer = get_provider().create_customer(
-        email=user.email, name=user.name, user_id=user.id, idempotency_key=f"customer-{user.id}"
+        email=user.email,
+        name=user.name,
+        user_id=user.id,
+        idempotency_key=f"customer-{user.id}",
+        # Its subscription invoices are receipts (qualified invoices): they name the
+        # issuer and its registration number (docs/payments.md, Receipts).
+        invoice_issuer=current_issuer(),
     )
     User.update(payment_customer_id=customer).where(
         (User.id == user.id) & User.payment_customer_id.is_null()
@@ -540,6 +547,73 @@ def _claim_checkout(user_id: str, plan: str) -> str | CheckoutSession:
     return token
 
 
+class CheckoutAlreadyPaid(DomainError):
+    code = "already_paid"
+    status = 409
+    message = "This checkout has already been paid: the plan is being confirmed."
+
+
+@dataclass(frozen=True)
+class OpenPlanCheckout:
+    """The member's plan checkout still open at the provider: the account page offers to
+    continue it (its `url`) or to cancel it (`abandon_plan_checkout`)."""
+
+    plan: str
+    expires_at: str
+    url: str
+
+
+def open_plan_checkout(user_id: str) -> OpenPlanCheckout | None:
+    """The member's open plan checkout, asked of the provider; None when there is none
+    (never opened, being created, over, or the provider cannot say just now)."""
+    held = SubscriptionCheckout.get_or_none(SubscriptionCheckout.user == user_id)
+    if held is None or held.session_id is None:
+        return None
+    try:
+        session = get_provider().get_checkout_session(held.session_id)
+    except PaymentError:
+        return None
+    if session.status != "open" or not session.url:
+        return None
+    if session.expires_at is not None and session.expires_at <= time.time():
+        return None
+    expires_at = (
+        iso(datetime.fromtimestamp(session.expires_at, UTC))
+        if session.expires_at is not None
+        else held.expires_at
+    )
+    return OpenPlanCheckout(held.plan, expires_at, session.url)
+
+
+def abandon_plan_checkout(user_id: str) -> None:
+    """Cancel the member's plan checkout so another plan can be chosen at once: the
+    provider's session is expired first (it can no longer be paid), then the claim is
+    released by one conditional DELETE of the claim read (a claim taken over meanwhile,
+    by a new checkout, stays). Nothing to cancel is not an error. CheckoutAlreadyPaid
+    when it was completed meanwhile; a provider that cannot be reached raises its
+    PaymentError and keeps the claim."""
+    held = SubscriptionCheckout.get_or_none(SubscriptionCheckout.user == user_id)
+    if held is None:
+        return
+    if held.session_id is not None:
+        provider = get_provider()
+        try:
+            session = provider.get_checkout_session(held.session_id)
+            if session.status == "open":
+                try:
+                    session = provider.expire_checkout_session(session.id)
+                except PaymentRejected:
+                    # Closed meanwhile (a second cancel, a payment): as it stands now.
+                    session = provider.get_checkout_session(session.id)
+        except PaymentNotFound:
+            session = None
+        if session is not None and session.status == "complete":
+            raise CheckoutAlreadyPaid()
+    # A claim still being created (no session yet) is released too: its request then
+    # finds its claim gone and expires the session it made (start_subscription_checkout).
+    _release_claim(user_id, held.token)
+
+
 def _release_claim(user_id: str, token: str) -> None:
     SubscriptionCheckout.delete().where(
         (SubscriptionCheckout.user == user_id) & (SubscriptionCheckout.token == token)
@@ -560,7 +634,13 @@ def start_subscription_checkout(user_id: str, plan: str, base_url: str) -> str:
     price_id = plan_price_id(plan)
     if not price_id:
         raise PlanUnavailable(f"No price is configured for the {plan} plan.")
+    earlier_customer = User.get_by_id(user_id).payment_customer_id
     customer_id = ensure_payment_customer(user_id)
+    issuer = current_issuer()
+    if earlier_customer and issuer is not None:
+        # A customer made before receipts existed gets the issuer on its invoices now;
+        # setting the same values again changes nothing.
+        get_provider().set_invoice_issuer(earlier_customer, issuer)
     claim = _claim_checkout(user_id, plan)
     if isinstance(claim, CheckoutSession):
         assert claim.url is not None  # _held_checkout reuses only a session with one

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -157,6 +158,29 @@ def _origin(name: str, value: str) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+REGISTRATION_NUMBER = re.compile(r"^T\d{13}$")
+# Development and tests: an issuer that is plainly a sample (production names its own).
+SAMPLE_INVOICE_ISSUER = {
+    "INVOICE_ISSUER_NAME": "サンプル株式会社（開発用）",
+    "INVOICE_ISSUER_ADDRESS": "東京都千代田区千代田1-1（開発用の見本）",
+    "INVOICE_REGISTRATION_NUMBER": "T1234567890123",
+}
+
+
+def _registration_number(env: Mapping[str, str], name: str) -> str | None:
+    """A qualified invoice issuer's registration number: T and 13 digits. Full-width
+    characters and hyphens, as people copy it from the registry's site, are taken."""
+    raw = _text(env, name)
+    if raw is None:
+        return None
+    value = unicodedata.normalize("NFKC", raw).replace("-", "").replace(" ", "").upper()
+    if not REGISTRATION_NUMBER.match(value):
+        raise ConfigError(
+            f"{name} must be T followed by 13 digits, such as T1234567890123 (got {raw!r})"
+        )
+    return value
+
+
 def _dev_default_country(env: Mapping[str, str], app_env: str) -> str | None:
     """DEV_DEFAULT_COUNTRY (default JP): the country of a development request without
     Edge-IPCountry. Ignored outside development: the edge always sends the header."""
@@ -266,6 +290,12 @@ class Settings:
     # CORS_ORIGINS: the sites whose pages may read the public read API (web/cors.py), as
     # browsers write their Origin; ("*",) for any site; () for none.
     cors_origins: tuple[str, ...] = ()
+    # INVOICE_ISSUER_NAME, INVOICE_ISSUER_ADDRESS, INVOICE_REGISTRATION_NUMBER: the seller
+    # every receipt (qualified invoice, 適格請求書) names (models/invoices.py); required in
+    # production, a plain sample in development and tests.
+    invoice_issuer_name: str | None = None
+    invoice_issuer_address: str | None = None
+    invoice_registration_number: str | None = None
 
     @property
     def is_production(self) -> bool:
@@ -374,7 +404,22 @@ def load_settings(
         trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", 0, minimum=0),
         ad_counting_claim_seconds=_int(env, "AD_COUNTING_CLAIM_SECONDS", 30, minimum=1),
         cors_origins=_origins(env, "CORS_ORIGINS"),
+        invoice_issuer_name=_text(env, "INVOICE_ISSUER_NAME"),
+        invoice_issuer_address=_text(env, "INVOICE_ISSUER_ADDRESS"),
+        invoice_registration_number=_registration_number(env, "INVOICE_REGISTRATION_NUMBER"),
     )
+    if not production:
+        # Development and tests: a sample issuer for what is unset (one named by the
+        # environment stays), so receipts can be tried out of the box.
+        settings = replace(
+            settings,
+            invoice_issuer_name=settings.invoice_issuer_name
+            or SAMPLE_INVOICE_ISSUER["INVOICE_ISSUER_NAME"],
+            invoice_issuer_address=settings.invoice_issuer_address
+            or SAMPLE_INVOICE_ISSUER["INVOICE_ISSUER_ADDRESS"],
+            invoice_registration_number=settings.invoice_registration_number
+            or SAMPLE_INVOICE_ISSUER["INVOICE_REGISTRATION_NUMBER"],
+        )
     if not settings.support_email and not production:
         # Development and tests only: production names its own (refused without it).
         host = urlsplit(settings.public_base_url).hostname or "localhost"
@@ -403,6 +448,13 @@ def _refuse_unsafe_production(settings: Settings, secret_key: str | None) -> Non
         problems.append("QUEUE_BROKER=stub is for tests only")
     if not settings.support_email:
         problems.append("SUPPORT_EMAIL (the contact address pages and notices give) is required")
+    for name, value in (
+        ("INVOICE_ISSUER_NAME", settings.invoice_issuer_name),
+        ("INVOICE_ISSUER_ADDRESS", settings.invoice_issuer_address),
+        ("INVOICE_REGISTRATION_NUMBER", settings.invoice_registration_number),
+    ):
+        if not value:
+            problems.append(f"{name} (the seller every receipt, 適格請求書, names) is required")
     if problems:
         raise ConfigError("; ".join(problems))
 

@@ -178,6 +178,9 @@ def production_app():
             "QUEUE_BROKER": "redis",
             "PUBLIC_BASE_URL": "https://subsearch.example",
             "SUPPORT_EMAIL": "support@subsearch.example",
+            "INVOICE_ISSUER_NAME": "subsearch 株式会社",
+            "INVOICE_ISSUER_ADDRESS": "東京都千代田区千代田1-1",
+            "INVOICE_REGISTRATION_NUMBER": "T1234567890123",
         },
         read_dotenv=False,
     )

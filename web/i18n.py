@@ -77,7 +77,8 @@ def locale_code() -> str:
 STATUSES = {
     "pending_payment": lazy_gettext("Awaiting payment"),
     "pending_review": lazy_gettext("In review"),
-    "active": lazy_gettext("Running"),
+    # An approved ad: whether it is shown yet is its delivery state (DELIVERY below).
+    "active": lazy_gettext("Approved"),
     "stopped": lazy_gettext("Stopped"),
     "expired": lazy_gettext("Ended"),
     "rejected": lazy_gettext("Rejected"),
@@ -93,6 +94,14 @@ STATUSES = {
     "trialing": lazy_gettext("Trial"),
     "past_due": lazy_gettext("Payment overdue"),
     "unpaid": lazy_gettext("Unpaid"),
+}
+
+# Where an ad's delivery stands today (models/ads/delivery_state.py), beside its status.
+DELIVERY = {
+    "scheduled": lazy_gettext("Scheduled"),
+    "running": lazy_gettext("Running"),
+    "ended": lazy_gettext("Delivery ended"),
+    "stopped": lazy_gettext("Stopped"),
 }
 
 PLANS = {
@@ -138,6 +147,10 @@ INTERVALS = {
 
 def status_label(code: str | None) -> str:
     return str(STATUSES.get(code or "", code or ""))
+
+
+def delivery_label(code: str | None) -> str:
+    return str(DELIVERY.get(code or "", code or ""))
 
 
 def plan_label(code: str | None) -> str:
@@ -291,6 +304,10 @@ ERROR_CODES = {
     "request_in_progress": lazy_gettext("The first request is still running. Wait a moment."),
     "idempotency_key_reused": lazy_gettext("This request was already sent. Reload the page."),
     "checkout_closed": lazy_gettext("This checkout has closed."),
+    "already_paid": lazy_gettext(
+        "It has already been paid (or a convenience-store payment is under way), so it"
+        " cannot be cancelled."
+    ),
 }
 
 FIELDS = {
@@ -473,6 +490,7 @@ READER_FILTERS: dict[str, Callable[..., Any]] = {
     "number": number,
     "country_name": country_name,
     "status_label": status_label,
+    "delivery_label": delivery_label,
     "plan_label": plan_label,
     "slot_label": slot_label,
     "category_label": category_label,

@@ -12,7 +12,7 @@ from typing import NamedTuple, Protocol
 from peewee import JOIN, Case, IntegrityError
 
 from models.ads import MAX_MONTHS, MAX_YEARS_AHEAD, delivery_cache
-from models.ads.checkout import close_checkout, mark_paid
+from models.ads.checkout import AlreadyPaid, close_checkout, mark_paid
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.images import NOT_UPLOADED, hold_uploaded_image, lock_member, uploaded_image
 from models.ads.inventory import (
@@ -33,6 +33,7 @@ from models.clock import iso, now_iso, utcnow
 from models.countries import country_problem
 from models.db import db, is_postgres, write_transaction
 from models.errors import Conflict, DomainError, NotFound, ValidationError
+from models.invoices import InvoiceRequest, ad_description, current_issuer
 from models.payments import LineItem, PaymentError, get_provider
 from models.problems import Problem
 from models.settings import get_settings
@@ -291,6 +292,9 @@ def _open_checkout(reservation: AdReservation, order: Order, pages: AdPages, now
             cancel_url=pages.cancelled(reservation.id),
             expires_at=int(expires.timestamp()),
             idempotency_key=f"ad-checkout-{reservation.id}",
+            invoice=_invoice_request(
+                reservation, order, price.unit_amount * order.months, price.currency
+            ),
         )
     except PaymentError:
         AdReservation.delete().where(AdReservation.id == reservation.id).execute()
@@ -299,6 +303,32 @@ def _open_checkout(reservation: AdReservation, order: Order, pages: AdPages, now
         ad_reservation=reservation.id, checkout_session_id=session.id, expires_at=iso(expires)
     )
     return session.url or ""
+
+
+def _invoice_request(
+    reservation: AdReservation, order: Order, total: int, currency: str
+) -> InvoiceRequest | None:
+    """What the receipt (qualified invoice) of the reservation's payment says: the buyer
+    is the business snapshot on the reservation (docs/payments.md, Receipts). None while
+    no issuer is configured (development without one): no invoice is asked for."""
+    issuer = current_issuer()
+    if issuer is None:
+        return None
+    return InvoiceRequest(
+        issuer=issuer,
+        buyer_name=reservation.business_legal_name,
+        buyer_registration_number=reservation.invoice_registration_number or None,
+        description=ad_description(
+            reservation.slot.display_name,
+            reservation.position,
+            order.country,
+            order.start_month,
+            order.months,
+        ),
+        total=total,
+        currency=currency,
+        metadata={"ad_reservation_id": reservation.id},
+    )
 
 
 def reserve(user_id: str, order: Order, pages: AdPages, now: datetime | None = None) -> Placed:
@@ -508,6 +538,27 @@ def release_cancelled_checkout(user_id: str, reservation_id: str) -> bool:
         if session.status != "expired":
             return False
     return release_hold(reservation, "its checkout was cancelled")
+
+
+def abandon_hold(user_id: str, reservation_id: str) -> None:
+    """The buyer, back on the purchase form, cancels their own unpaid hold to start
+    over: as the checkout's cancel page does (`release_cancelled_checkout`: the checkout
+    closed at the provider, then one conditional DELETE). NotFound when no such
+    reservation of theirs is awaiting payment; AlreadyPaid when its checkout was
+    completed meanwhile (paid, or a konbini voucher) or could not be closed."""
+    own_unpaid = (
+        AdReservation.select()
+        .where(
+            (AdReservation.id == reservation_id)
+            & (AdReservation.user == user_id)
+            & (AdReservation.status == "pending_review")
+        )
+        .exists()
+    )
+    if not own_unpaid:
+        raise NotFound("No reservation of yours awaiting payment has this id.")
+    if not release_cancelled_checkout(user_id, reservation_id):
+        raise AlreadyPaid()
 
 
 def release_hold(reservation: AdReservation, why: str) -> bool:

@@ -17,6 +17,7 @@ from models.payments.base import (
     PaymentUnavailable,
     Price,
     ProviderSubscription,
+    Receipt,
     WebhookSignatureInvalid,
 )
 from models.payments.events import (
@@ -52,6 +53,7 @@ __all__ = [
     "PaymentUnavailable",
     "Price",
     "ProviderSubscription",
+    "Receipt",
     "SubscriptionChanged",
     "SubscriptionCheckoutCompleted",
     "UnhandledEvent",

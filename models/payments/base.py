@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from models.invoices import InvoiceRequest, Issuer
 from models.payments.events import WebhookEvent
 
 
@@ -103,6 +104,19 @@ class PaymentIntent:
     metadata: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Receipt:
+    """A paid subscription invoice (a qualified invoice, 適格請求書) as the provider hosts
+    it: the period it paid for (Unix milliseconds), what was paid, and its address."""
+
+    id: str
+    period_start: int
+    period_end: int
+    amount: int
+    currency: str
+    url: str
+
+
 class PaymentProvider(Protocol):
     """One provider's operations. Every create takes an idempotency key, so a retried
     call (a redelivered message, a double click) creates nothing twice."""
@@ -120,7 +134,11 @@ class PaymentProvider(Protocol):
         cancel_url: str,
         expires_at: int,
         idempotency_key: str,
-    ) -> CheckoutSession: ...
+        invoice: InvoiceRequest | None = None,
+    ) -> CheckoutSession:
+        """A one-time checkout; with `invoice`, the provider issues a qualified invoice
+        once it is paid (ad_receipt_url finds it)."""
+        ...
 
     def create_subscription_checkout(
         self,
@@ -145,8 +163,31 @@ class PaymentProvider(Protocol):
         ...
 
     def create_customer(
-        self, *, email: str, name: str, user_id: str, idempotency_key: str
-    ) -> str: ...
+        self,
+        *,
+        email: str,
+        name: str,
+        user_id: str,
+        idempotency_key: str,
+        invoice_issuer: Issuer | None = None,
+    ) -> str:
+        """A customer; with `invoice_issuer`, its invoices (the subscription's) name the
+        issuer and its registration number."""
+        ...
+
+    def set_invoice_issuer(self, customer_id: str, issuer: Issuer) -> None:
+        """Make the customer's future invoices name `issuer` (a customer created before
+        receipts existed). Doing it again changes nothing."""
+        ...
+
+    def ad_receipt_url(self, checkout_session_id: str) -> str | None:
+        """The address of the invoice a paid one-time checkout issued; None while there is
+        none (unpaid, or the checkout was made without an invoice)."""
+        ...
+
+    def subscription_receipts(self, customer_id: str) -> list[Receipt]:
+        """The customer's paid subscription invoices, newest first."""
+        ...
 
     def get_subscription(self, subscription_id: str) -> ProviderSubscription: ...
 

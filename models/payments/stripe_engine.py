@@ -9,13 +9,24 @@ from typing import Any
 import stripe
 from stripe.params import (
     CustomerCreateParams,
+    CustomerCreateParamsInvoiceSettings,
+    CustomerCreateParamsInvoiceSettingsCustomField,
+    CustomerUpdateParams,
+    InvoiceListParams,
     PaymentIntentListParams,
     PaymentIntentListParamsCreated,
     PriceCreateParams,
+    TaxRateCreateParams,
 )
 from stripe.params.billing_portal import SessionCreateParams as PortalSessionCreateParams
-from stripe.params.checkout import SessionCreateParams, SessionCreateParamsLineItem
+from stripe.params.checkout import (
+    SessionCreateParams,
+    SessionCreateParamsInvoiceCreation,
+    SessionCreateParamsInvoiceCreationInvoiceDataCustomField,
+    SessionCreateParamsLineItem,
+)
 
+from models.invoices import STANDARD_RATE_PERCENT, InvoiceRequest, Issuer
 from models.payments import stripe_events, webhooks
 from models.payments.base import (
     CheckoutSession,
@@ -27,8 +38,21 @@ from models.payments.base import (
     PaymentUnavailable,
     Price,
     ProviderSubscription,
+    Receipt,
 )
 from models.payments.events import WebhookEvent
+
+# The provider's limits on an invoice's custom fields (Stripe's API reference:
+# invoice_creation.invoice_data.custom_fields, customer invoice_settings.custom_fields).
+MAX_CUSTOM_FIELDS = 4
+MAX_FIELD_NAME = 40
+MAX_FIELD_VALUE = 140
+# The service's own tax rate at the provider, found by this metadata: the consumption tax
+# at the standard rate, inside every price (docs/decisions.md, Qualified invoices). On
+# each line it makes the provider's invoice state the rate and the tax, as a qualified
+# invoice must; the provider rounds it to the yen, half up, once per line, and every
+# checkout and subscription here has one line.
+TAX_RATE_MARK = {"subsearch_tax": f"consumption-{STANDARD_RATE_PERCENT}-inclusive"}
 
 
 @contextmanager
@@ -144,6 +168,37 @@ class StripeProvider:
             max_network_retries=network_retries,
         )
         self.v1 = self.client.v1
+        self._tax_rate_id: str | None = None
+
+    def consumption_tax_rate(self) -> str:
+        """The id of the service's inclusive consumption tax rate at the provider: found
+        by its mark among the active inclusive rates, or made once (the idempotency key
+        keeps two processes asking at once to one within the provider's 24 hours, and
+        the next lookup finds it after that). Kept for the life of the process."""
+        if self._tax_rate_id:
+            return self._tax_rate_id
+        mark = next(iter(TAX_RATE_MARK.items()))
+        with _mapped_errors():
+            rates = self.v1.tax_rates.list(params={"active": True, "inclusive": True, "limit": 100})
+            for rate in rates.auto_paging_iter():
+                if _dict(rate).get("metadata", {}).get(mark[0]) == mark[1]:
+                    self._tax_rate_id = str(rate.id)
+                    return self._tax_rate_id
+            params: TaxRateCreateParams = {
+                "display_name": "消費税",
+                "description": f"消費税 {STANDARD_RATE_PERCENT}%（標準税率、税込価格）",
+                "percentage": float(STANDARD_RATE_PERCENT),
+                "inclusive": True,
+                "country": "JP",
+                "jurisdiction": "JP",
+                "tax_type": "jct",
+                "metadata": dict(TAX_RATE_MARK),
+            }
+            created = self.v1.tax_rates.create(
+                params=params, options={"idempotency_key": f"tax-rate-{mark[1]}"}
+            )
+        self._tax_rate_id = str(created.id)
+        return self._tax_rate_id
 
     def get_price(self, price_id: str) -> Price:
         with _mapped_errors():
@@ -158,10 +213,12 @@ class StripeProvider:
         cancel_url: str,
         expires_at: int,
         idempotency_key: str,
+        invoice: InvoiceRequest | None = None,
     ) -> CheckoutSession:
+        tax_rate = self.consumption_tax_rate()
         params: SessionCreateParams = {
             "mode": "payment",
-            "line_items": [_line(item) for item in line_items],
+            "line_items": [_line(item, tax_rate) for item in line_items],
             "metadata": dict(metadata),
             # The payment intent carries the same metadata, so payments can be
             # traced to reservations (and summed per country) from the provider.
@@ -170,6 +227,8 @@ class StripeProvider:
             "cancel_url": cancel_url,
             "expires_at": int(expires_at),
         }
+        if invoice is not None:
+            params["invoice_creation"] = _invoice_creation(invoice)
         with _mapped_errors():
             return _session(
                 self.v1.checkout.sessions.create(
@@ -194,7 +253,11 @@ class StripeProvider:
             "client_reference_id": reference_id,
             "line_items": [{"price": price_id, "quantity": 1}],
             "metadata": {"reference_id": reference_id},
-            "subscription_data": {"metadata": {"reference_id": reference_id}},
+            # Each period's invoice states the tax inside the price (a qualified invoice).
+            "subscription_data": {
+                "metadata": {"reference_id": reference_id},
+                "default_tax_rates": [self.consumption_tax_rate()],
+            },
             "success_url": success_url,
             "cancel_url": cancel_url,
         }
@@ -215,17 +278,62 @@ class StripeProvider:
         with _mapped_errors():
             return _session(self.v1.checkout.sessions.expire(session_id))
 
-    def create_customer(self, *, email: str, name: str, user_id: str, idempotency_key: str) -> str:
+    def create_customer(
+        self,
+        *,
+        email: str,
+        name: str,
+        user_id: str,
+        idempotency_key: str,
+        invoice_issuer: Issuer | None = None,
+    ) -> str:
         params: CustomerCreateParams = {
             "email": email,
             "name": name,
             "metadata": {"user_id": user_id},
         }
+        if invoice_issuer is not None:
+            params["invoice_settings"] = _customer_invoice_settings(invoice_issuer)
         with _mapped_errors():
             customer = self.v1.customers.create(
                 params=params, options={"idempotency_key": idempotency_key}
             )
         return customer.id
+
+    def set_invoice_issuer(self, customer_id: str, issuer: Issuer) -> None:
+        # The same values sent again replace them with themselves: harmless to repeat.
+        params: CustomerUpdateParams = {"invoice_settings": _customer_invoice_settings(issuer)}
+        with _mapped_errors():
+            self.v1.customers.update(customer_id, params=params)
+
+    def ad_receipt_url(self, checkout_session_id: str) -> str | None:
+        """The hosted page of the invoice the checkout issued (invoice_creation): its
+        `invoice`, expanded in the one request."""
+        with _mapped_errors():
+            session = _dict(
+                self.v1.checkout.sessions.retrieve(
+                    checkout_session_id, params={"expand": ["invoice"]}
+                )
+            )
+            invoice = session.get("invoice")
+            if isinstance(invoice, str):
+                invoice = _dict(self.v1.invoices.retrieve(invoice))
+        if not isinstance(invoice, dict) or invoice.get("status") != "paid":
+            return None
+        url = invoice.get("hosted_invoice_url")
+        return str(url) if url else None
+
+    def subscription_receipts(self, customer_id: str) -> list[Receipt]:
+        """The customer's paid invoices with money in them (a trial's ¥0 invoice is no
+        receipt), newest first as the provider lists them, every page."""
+        params: InvoiceListParams = {"customer": customer_id, "status": "paid", "limit": 100}
+        receipts: list[Receipt] = []
+        with _mapped_errors():
+            for invoice in self.v1.invoices.list(params=params).auto_paging_iter():
+                receipt = _receipt(_dict(invoice))
+                if receipt is not None:
+                    receipts.append(receipt)
+        return receipts
 
     def get_subscription(self, subscription_id: str) -> ProviderSubscription:
         with _mapped_errors():
@@ -365,5 +473,67 @@ class StripeProvider:
         return stripe_events.parse_event(body)
 
 
-def _line(item: LineItem) -> SessionCreateParamsLineItem:
-    return {"price": item.price_id, "quantity": int(item.quantity)}
+def _line(item: LineItem, tax_rate: str) -> SessionCreateParamsLineItem:
+    return {"price": item.price_id, "quantity": int(item.quantity), "tax_rates": [tax_rate]}
+
+
+def _field(name: str, value: str) -> SessionCreateParamsInvoiceCreationInvoiceDataCustomField:
+    """A custom field within the provider's limits (a longer buyer name is cut, never
+    refused: the checkout must open)."""
+    return {"name": name[:MAX_FIELD_NAME], "value": value[:MAX_FIELD_VALUE]}
+
+
+def _invoice_creation(invoice: InvoiceRequest) -> SessionCreateParamsInvoiceCreation:
+    """What makes the invoice of a paid ad checkout a qualified invoice (適格請求書): the
+    issuer's registration number, the buyer (宛名) and theirs, and the tax at 10% of the
+    tax-inclusive total (models/invoices.py); the issuer's name and address in the
+    footer. Four custom fields at most: the provider's limit."""
+    tax = invoice.tax_line
+    fields = [
+        _field("登録番号", invoice.issuer.registration_number),
+        _field("宛名", f"{invoice.buyer_name} 御中"),
+    ]
+    if invoice.buyer_registration_number:
+        fields.append(_field("お客様の登録番号", invoice.buyer_registration_number))
+    fields.append(_field(tax.label, tax.text))
+    return {
+        "enabled": True,
+        "invoice_data": {
+            "custom_fields": fields[:MAX_CUSTOM_FIELDS],
+            "description": invoice.description,
+            "footer": invoice.issuer.footer,
+            "metadata": dict(invoice.metadata),
+        },
+    }
+
+
+def _customer_invoice_settings(issuer: Issuer) -> CustomerCreateParamsInvoiceSettings:
+    """The customer's invoice defaults, which its subscription invoices take: the
+    issuer's registration number, the rate the tax-inclusive prices hold, and the
+    issuer's name and address in the footer."""
+    fields: list[CustomerCreateParamsInvoiceSettingsCustomField] = [
+        {"name": "登録番号", "value": issuer.registration_number},
+        {"name": "適用税率", "value": f"{STANDARD_RATE_PERCENT}%（価格は税込）"},
+    ]
+    return {"custom_fields": fields, "footer": issuer.footer}
+
+
+def _receipt(data: dict[str, Any]) -> Receipt | None:
+    """A paid invoice as a receipt: the period of its (subscription) line, else the
+    invoice's own period; None without a hosted page or money paid."""
+    url = data.get("hosted_invoice_url")
+    amount = int(data.get("amount_paid") or 0)
+    if not url or amount <= 0:
+        return None
+    lines = (data.get("lines") or {}).get("data") or []
+    period = (lines[0].get("period") if lines else None) or {}
+    start = period.get("start") or data.get("period_start")
+    end = period.get("end") or data.get("period_end")
+    return Receipt(
+        id=str(data["id"]),
+        period_start=_ms(start) or 0,
+        period_end=_ms(end) or 0,
+        amount=amount,
+        currency=str(data.get("currency", "")).lower(),
+        url=str(url),
+    )

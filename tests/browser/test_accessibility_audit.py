@@ -19,6 +19,7 @@ from tests.browser.test_page_widths import (
     videos,
 )
 from tests.browser.test_purchase_form import sign_in
+from tests.browser.test_receipts import paid_ad_invoice, paid_plan_invoices
 from tests.factories import image_bytes, make_admin, make_profile, make_user
 from tests.fixtures import drain
 from web.i18n import LOCALE_COOKIE
@@ -135,3 +136,15 @@ def test_the_local_checkout_for_an_ad(page, site, language):
     page.click("#ad-order button[type=submit]")
     page.wait_for_url("**/_local-payments/checkout/**")
     check(page, site, language, "advertiser", [page.url.removeprefix(site)])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_receipts(page, site, stub_broker, stub_worker, language):
+    """The account with the plan's receipts, and the local provider's invoice pages (a
+    plan's and an ad's)."""
+    read_in(page, site, language)
+    member = make_user(email=f"audit-receipts-{language}@example.jp", locale=language)
+    invoices = [*paid_plan_invoices(member, site, renewals=1), paid_ad_invoice(member)]
+    drain(stub_broker, stub_worker)
+    sign_in(page, site, member.email)
+    check(page, site, language, "member", ["/account", *invoices])

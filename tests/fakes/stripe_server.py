@@ -29,6 +29,11 @@ class FakeStripe:
         self.invoice_payments: list[dict] = []
         self.refunds: list[dict] = []
         self.disputed: set[str] = set()  # payment intents charged back: not refundable
+        # Checkout sessions and invoices tests put here (GET answers them as stored).
+        self.checkout_sessions: dict[str, dict] = {}
+        self.invoices: dict[str, dict] = {}  # in creation order, oldest first
+        self.customers: dict[str, dict] = {}
+        self.tax_rates: list[dict] = []  # in creation order
         # A POST's answer kept under its Idempotency-Key, as the provider keeps one for
         # at least 24 hours; clear it to play a repeat after the keys were pruned.
         self.answers: dict[str, tuple[str, dict, int, dict]] = {}
@@ -113,6 +118,57 @@ class FakeStripe:
                 "payment_intent": None,
                 "metadata": {},
             }
+        if (
+            method == "GET"
+            and parts[:3] == ["v1", "checkout", "sessions"]
+            and len(parts) == 4
+            and parts[3] in self.checkout_sessions
+        ):
+            session = dict(self.checkout_sessions[parts[3]])
+            expand = [v for k, v in req["query"].items() if k.startswith("expand[")]
+            if "invoice" in expand and isinstance(session.get("invoice"), str):
+                session["invoice"] = self.invoices[session["invoice"]]
+            return 200, session
+        if method == "GET" and path == "/v1/tax_rates":
+            found = [
+                rate
+                for rate in self.tax_rates
+                if req["query"].get("active") in (None, str(rate["active"]).lower())
+                and req["query"].get("inclusive") in (None, str(rate["inclusive"]).lower())
+            ]
+            return 200, {"object": "list", "url": "/v1/tax_rates", "data": found, "has_more": False}
+        if method == "POST" and path == "/v1/tax_rates":
+            rate = {
+                "id": f"txr_{len(self.tax_rates) + 1}",
+                "object": "tax_rate",
+                "active": True,
+                "country": form.get("country"),
+                "description": form.get("description"),
+                "display_name": form["display_name"],
+                "inclusive": form["inclusive"] == "true",
+                "jurisdiction": form.get("jurisdiction"),
+                "percentage": float(form["percentage"]),
+                "tax_type": form.get("tax_type"),
+                "metadata": _nested(form, "metadata"),
+            }
+            self.tax_rates.append(rate)
+            return 200, rate
+        if method == "GET" and path == "/v1/invoices":
+            return 200, self.list_invoices(req["query"])
+        if method == "GET" and parts[:2] == ["v1", "invoices"] and len(parts) == 3:
+            found = self.invoices.get(parts[2])
+            if not found:
+                return 404, error(
+                    "invalid_request_error", "resource_missing", f"No such invoice: '{parts[2]}'"
+                )
+            return 200, found
+        if method == "POST" and parts[:2] == ["v1", "customers"] and len(parts) == 3:
+            if parts[2] not in self.customers:
+                return 404, error(
+                    "invalid_request_error", "resource_missing", f"No such customer: '{parts[2]}'"
+                )
+            self.customers[parts[2]]["updates"] = self.customers[parts[2]].get("updates", 0) + 1
+            return 200, {"id": parts[2], "object": "customer"}
         if method == "GET" and parts[:3] == ["v1", "checkout", "sessions"] and len(parts) == 4:
             return 200, {
                 "id": parts[3],
@@ -199,6 +255,26 @@ class FakeStripe:
             )
         found.update(status="canceled", canceled_at=1_800_000_100, ended_at=1_800_000_100)
         return 200, found
+
+    def list_invoices(self, query):
+        """GET /v1/invoices?customer=...&status=...: newest first, a page of `limit` (10 by
+        default) after `starting_after`."""
+        matching = [
+            i
+            for i in reversed(self.invoices.values())
+            if i["customer"] == query.get("customer", i["customer"])
+            and i["status"] == query.get("status", i["status"])
+        ]
+        ids = [i["id"] for i in matching]
+        after = query.get("starting_after")
+        start = 0 if after is None else ids.index(after) + 1
+        limit = int(query.get("limit", 10))
+        return {
+            "object": "list",
+            "url": "/v1/invoices",
+            "data": matching[start : start + limit],
+            "has_more": start + limit < len(matching),
+        }
 
     def list_invoice_payments(self, query):
         """GET /v1/invoice_payments?invoice=...&status=...: a page of `limit` (10 by

@@ -18,6 +18,9 @@ PRODUCTION = {
     "APP_ENV": "production",
     "SECRET_KEY": "a-production-secret",
     "SUPPORT_EMAIL": "support@subsearch.example",
+    "INVOICE_ISSUER_NAME": "subsearch 株式会社",
+    "INVOICE_ISSUER_ADDRESS": "東京都千代田区千代田1-1",
+    "INVOICE_REGISTRATION_NUMBER": "T1234567890123",
 }
 
 log = logging.getLogger("tests.models.logs")

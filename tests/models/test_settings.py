@@ -16,6 +16,9 @@ PRODUCTION = {
     "DEV_LOGIN": "off",
     "PAYMENT_BACKEND": "stripe",
     "SUPPORT_EMAIL": "support@subsearch.example",
+    "INVOICE_ISSUER_NAME": "subsearch 株式会社",
+    "INVOICE_ISSUER_ADDRESS": "東京都千代田区千代田1-1",
+    "INVOICE_REGISTRATION_NUMBER": "T1234567890123",
 }
 
 
@@ -69,7 +72,12 @@ def test_a_complete_production_configuration_starts():
 
 def test_production_defaults_to_stripe_and_no_dev_login():
     settings = load_settings(
-        {"APP_ENV": "production", "SECRET_KEY": "x", "SUPPORT_EMAIL": "a@b.example"},
+        {
+            **{name: PRODUCTION[name] for name in PRODUCTION if name.startswith("INVOICE_")},
+            "APP_ENV": "production",
+            "SECRET_KEY": "x",
+            "SUPPORT_EMAIL": "a@b.example",
+        },
         read_dotenv=False,
     )
     assert settings.payment_backend == "stripe"
@@ -84,6 +92,9 @@ def test_production_defaults_to_stripe_and_no_dev_login():
         ({"PAYMENT_BACKEND": "local"}, "PAYMENT_BACKEND"),
         ({"QUEUE_BROKER": "stub"}, "QUEUE_BROKER"),
         ({"SUPPORT_EMAIL": ""}, "SUPPORT_EMAIL"),
+        ({"INVOICE_ISSUER_NAME": ""}, "INVOICE_ISSUER_NAME"),
+        ({"INVOICE_ISSUER_ADDRESS": ""}, "INVOICE_ISSUER_ADDRESS"),
+        ({"INVOICE_REGISTRATION_NUMBER": ""}, "INVOICE_REGISTRATION_NUMBER"),
     ],
 )
 def test_production_refuses_to_start(change, problem):
@@ -166,6 +177,9 @@ def test_the_sample_file_lists_every_variable_and_loads_as_development(tmp_path,
         "AD_CHECKOUT_TTL_MINUTES",
         "SUPPORT_EMAIL",
         "CORS_ORIGINS",
+        "INVOICE_ISSUER_NAME",
+        "INVOICE_ISSUER_ADDRESS",
+        "INVOICE_REGISTRATION_NUMBER",
     ):
         assert f"\n{name}=" in sample, name
     (tmp_path / ".env").write_text(sample)
@@ -183,3 +197,39 @@ def test_unpaid_holds_per_member_is_two_unless_set_and_at_least_one():
     assert set_to.ad_unpaid_holds_per_member == 5
     with pytest.raises(ConfigError, match="AD_UNPAID_HOLDS_PER_MEMBER"):
         load_settings({"AD_UNPAID_HOLDS_PER_MEMBER": "0"}, read_dotenv=False)
+
+
+def test_the_invoice_issuer_is_named_in_production():
+    settings = load_settings(PRODUCTION, read_dotenv=False)
+    assert settings.invoice_issuer_name == "subsearch 株式会社"
+    assert settings.invoice_issuer_address == "東京都千代田区千代田1-1"
+    assert settings.invoice_registration_number == "T1234567890123"
+
+
+def test_development_and_tests_have_a_sample_issuer_unless_told():
+    sample = load_settings({}, read_dotenv=False)
+    assert sample.invoice_registration_number == "T1234567890123"
+    assert "開発用" in (sample.invoice_issuer_name or "")
+    named = load_settings({"INVOICE_ISSUER_NAME": "株式会社テスト"}, read_dotenv=False)
+    assert named.invoice_issuer_name == "株式会社テスト"
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("T1234567890123", "T1234567890123"),
+        ("Ｔ１２３４５６７８９０１２３", "T1234567890123"),
+        ("t1-2345-6789-0123", "T1234567890123"),
+    ],
+)
+def test_a_registration_number_is_taken_as_people_copy_it(given, kept):
+    settings = load_settings({"INVOICE_REGISTRATION_NUMBER": given}, read_dotenv=False)
+    assert settings.invoice_registration_number == kept
+
+
+@pytest.mark.parametrize(
+    "bad", ["1234567890123", "T123456789012", "T12345678901234", "TX234567890123"]
+)
+def test_a_bad_registration_number_refuses_the_start(bad):
+    with pytest.raises(ConfigError, match="INVOICE_REGISTRATION_NUMBER must be T followed by 13"):
+        load_settings({**PRODUCTION, "INVOICE_REGISTRATION_NUMBER": bad}, read_dotenv=False)

@@ -7,18 +7,22 @@ import math
 import re
 from types import SimpleNamespace
 
-from flask import abort, render_template, request, send_from_directory
+from flask import abort, redirect, render_template, request, send_from_directory
 from werkzeug.wrappers import Response as HttpResponse
 
 from models.ads import SLOT_IDS, slot_names
+from models.ads.admin import listed_reservation
+from models.ads.checkout import open_holds
 from models.ads.images import storage
 from models.ads.months import add_months, month_of
 from models.ads.profiles import BUSINESS_CATEGORIES, list_profiles
-from models.ads.reports import advertiser_reservation, advertiser_reservations
+from models.ads.reports import advertiser_reservation, advertiser_reservations, any_reservation
 from models.ads.reservations import kept_stop_notice, release_cancelled_checkout, unpaid_holds
 from models.clock import parse_iso, utcnow
+from models.receipts import ad_receipt_url
 from models.settings import get_settings
 from web.api.operation import parse_path
+from web.api.schemas.ad_admin import AdminReservation
 from web.api.schemas.ads import OwnReservation, OwnReservationDetail, ReservationPath
 from web.auth import login_required
 from web.charts import daily_lines
@@ -30,7 +34,9 @@ from web.visitor import member
 @login_required
 def new_ad() -> str:
     """The purchase form; `cancelled=<reservation id>` when the buyer comes back from a
-    cancelled checkout, whose hold is released before the form asks for a position."""
+    cancelled checkout, whose hold is released before the form asks for a position.
+    Back by the browser's button instead, the buyer's own holds still awaiting payment
+    are listed, each to continue or to cancel (static/ad-order.js)."""
     cancelled = request.args.get("cancelled") or ""
     if UUID_FORM.fullmatch(cancelled):
         release_cancelled_checkout(member().id, cancelled)
@@ -47,6 +53,7 @@ def new_ad() -> str:
         categories=BUSINESS_CATEGORIES,
         next_month=add_months(month_of(utcnow()), 1),
         cancelled=bool(request.args.get("cancelled")),
+        open_holds=open_holds(member().id),
     )
 
 
@@ -72,8 +79,17 @@ def own_ads() -> str:
 @bp.get("/ads/<reservation_id>")
 @login_required
 def own_ad(reservation_id: str) -> str:
+    """One reservation's report for its advertiser; an administrator opens anyone's, with
+    the buyer and the review's actions (approve, stop) beside it."""
     reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
-    detail = advertiser_reservation(member().id, reservation_id)
+    user = member()
+    if user.is_admin:
+        detail = any_reservation(reservation_id)
+        review = AdminReservation.of(listed_reservation(reservation_id)).as_json()
+    else:
+        detail = advertiser_reservation(user.id, reservation_id)
+        review = None
+    own = detail.reservation.user_id == user.id
     report = OwnReservationDetail.of(detail).as_json()
     notice = kept_stop_notice(reservation_id) if report["status"] == "stopped" else None
     return render_template(
@@ -83,8 +99,22 @@ def own_ad(reservation_id: str) -> str:
         chart=daily_lines(report["daily"], until=utcnow().date()),
         paid=bool(request.args.get("paid")),
         notice=notice,
+        review=review,
         support_email=get_settings().support_email,
+        # Paying and the receipt are the buyer's own: an administrator reviewing someone
+        # else's reservation sees neither.
+        own=own,
+        receipt=own and report["paymentState"] == "paid",
     )
+
+
+@bp.get("/ads/<reservation_id>/receipt")
+@login_required
+def own_ad_receipt(reservation_id: str) -> HttpResponse:
+    """To the provider's page of the paid reservation's receipt (a qualified invoice),
+    asked for only when followed, not on every render of the report."""
+    reservation_id = parse_path(ReservationPath, {"reservation_id": reservation_id}).reservation_id
+    return redirect(ad_receipt_url(member().id, str(reservation_id)), code=302)
 
 
 @bp.get("/uploads/<name>")

@@ -44,6 +44,7 @@ def test_payment_checkout_request_shape(provider, fake):
         "mode": "payment",
         "line_items[0][price]": "price_jp",
         "line_items[0][quantity]": "3",
+        "line_items[0][tax_rates][0]": "txr_1",
         "metadata[ad_reservation_id]": "r-123",
         "metadata[country]": "JP",
         "payment_intent_data[metadata][ad_reservation_id]": "r-123",
@@ -76,6 +77,7 @@ def test_subscription_checkout_request_shape(provider, fake):
         "line_items[0][quantity]": "1",
         "metadata[reference_id]": "user-1",
         "subscription_data[metadata][reference_id]": "user-1",
+        "subscription_data[default_tax_rates][0]": "txr_1",
         "success_url": "https://sub.example/account?subscribed=1",
         "cancel_url": "https://sub.example/account",
     }

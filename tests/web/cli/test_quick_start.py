@@ -101,6 +101,9 @@ def test_serve_in_production_execs_gunicorn_without_loading_the_app(tmp_path):
         QUEUE_BROKER="redis",
         SECRET_KEY="quick-start",
         SUPPORT_EMAIL="ads@example.jp",
+        INVOICE_ISSUER_NAME="subsearch 株式会社",
+        INVOICE_ISSUER_ADDRESS="東京都千代田区千代田1-1",
+        INVOICE_REGISTRATION_NUMBER="T1234567890123",
         PAYMENT_BACKEND="stripe",
         **{MULTIPROCESS_ENV: str(tmp_path / "metrics")},
     )

@@ -152,6 +152,9 @@ def test_a_production_request_without_the_header_is_not(live_midroll_ad):
                 "QUEUE_BROKER": "redis",
                 "DEV_DEFAULT_COUNTRY": "JP",  # ignored in production
                 "SUPPORT_EMAIL": "support@subsearch.example",
+                "INVOICE_ISSUER_NAME": "subsearch 株式会社",
+                "INVOICE_ISSUER_ADDRESS": "東京都千代田区千代田1-1",
+                "INVOICE_REGISTRATION_NUMBER": "T1234567890123",
             },
             read_dotenv=False,
         )

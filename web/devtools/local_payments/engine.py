@@ -9,6 +9,11 @@ The caller delivers those events (signed, through the queue) after commit.
 Besides the card (paid at once), a payment-mode checkout offers a delayed method,
 konbini: the checkout completes unpaid, and the tester later settles the payment or
 lets it lapse, as a convenience store would, each with the provider's async event.
+
+Like the real provider it issues invoices (qualified invoices, 適格請求書; issue 48): one
+for each paid one-time checkout made with an invoice, and one for each subscription
+period paid (the first at checkout, then each renewal), each shown on a printable page
+of its own at an address with a random token (pages.py).
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from peewee import IntegrityError
 
 from models.clock import iso, now_iso
 from models.db import is_postgres, write_transaction
-from models.payments import stripe_events, webhooks
+from models.invoices import InvoiceRequest, Issuer, current_issuer
+from models.payments import plan_for_price, stripe_events, webhooks
 from models.payments.base import (
     PAID_STATUSES,
     CheckoutSession,
@@ -33,13 +39,16 @@ from models.payments.base import (
     PaymentRejected,
     Price,
     ProviderSubscription,
+    Receipt,
 )
 from models.payments.events import WebhookEvent
+from models.settings import get_settings
 from web.devtools.local_payments import events as local_events
 from web.devtools.local_payments.events import LocalEvent, checkout_event, new_id
 from web.devtools.local_payments.tables import (
     LocalCheckoutSession,
     LocalCustomer,
+    LocalInvoice,
     LocalPaymentIntent,
     LocalPortalSession,
     LocalPrice,
@@ -139,7 +148,17 @@ class LocalProvider:
 
     # -- customers and checkouts ------------------------------------------------------
 
-    def create_customer(self, *, email: str, name: str, user_id: str, idempotency_key: str) -> str:
+    def create_customer(
+        self,
+        *,
+        email: str,
+        name: str,
+        user_id: str,
+        idempotency_key: str,
+        invoice_issuer: Issuer | None = None,
+    ) -> str:
+        # The issuer is not kept: a period's invoice names the issuer the settings name
+        # when it is issued (_issue_period_invoice).
         existing = LocalCustomer.get_or_none(LocalCustomer.idempotency_key == idempotency_key)
         if existing is not None:
             return existing.id
@@ -190,6 +209,7 @@ class LocalProvider:
         cancel_url: str,
         expires_at: int,
         idempotency_key: str,
+        invoice: InvoiceRequest | None = None,
     ) -> CheckoutSession:
         if not line_items or any(item.quantity < 1 for item in line_items):
             raise PaymentRejected("line_items need a positive quantity")
@@ -201,6 +221,7 @@ class LocalProvider:
             success_url=success_url,
             cancel_url=cancel_url,
             expires_at=int(expires_at),
+            invoice_data=_invoice_data(invoice),
         )
 
     def create_subscription_checkout(
@@ -302,6 +323,8 @@ class LocalProvider:
                     status="succeeded" if paid else "requires_action",
                 )
                 changes["payment_intent_id"] = intent.id
+                if paid:
+                    self._issue_checkout_invoice(row, now)
             else:
                 subscription = LocalSubscription.create(
                     id=new_id("sub"),
@@ -314,6 +337,7 @@ class LocalProvider:
                     created_at=iso(datetime.fromtimestamp(now, UTC)),
                 )
                 changes["subscription_id"] = subscription.id
+                self._issue_period_invoice(subscription, now)
                 events.append(
                     self._subscription_event("customer.subscription.created", subscription)
                 )
@@ -339,6 +363,7 @@ class LocalProvider:
             LocalCheckoutSession.update(payment_status="paid", updated_at=now_iso()).where(
                 LocalCheckoutSession.id == row.id
             ).execute()
+            self._issue_checkout_invoice(row, int(time.time()))
             row = self.checkout(session_id)
             return [checkout_event("checkout.session.async_payment_succeeded", row)]
 
@@ -476,6 +501,8 @@ class LocalProvider:
                     )
             LocalSubscription.update(**changes).where(LocalSubscription.id == row.id).execute()
             row = self._subscription_row(subscription_id)
+            if renew:
+                self._issue_period_invoice(row, now)
             return [self._subscription_event("customer.subscription.updated", row)]
 
     def cancel_subscription(self, subscription_id: str, now: int | None = None) -> list[LocalEvent]:
@@ -508,6 +535,109 @@ class LocalProvider:
             events = self.cancel_subscription(subscription_id)
         local_events.send(events)
         return int(amount)
+
+    # -- invoices (receipts) --------------------------------------------------------------
+
+    def invoice_url(self, invoice_id: str) -> str:
+        return f"{self.public_base_url}/_local-payments/invoices/{invoice_id}"
+
+    def invoice(self, invoice_id: str) -> LocalInvoice:
+        row = LocalInvoice.get_or_none(LocalInvoice.id == invoice_id)
+        if row is None:
+            raise PaymentNotFound(f"No such invoice: '{invoice_id}'")
+        return row
+
+    def _issue(self, source: str, *, issued_at: int, **values: Any) -> None:
+        """Issue the invoice for `source` once: one conditional insert on its unique
+        source, so a completion or renewal handled twice issues one invoice."""
+        invoice_id = new_id("in")
+        day = datetime.fromtimestamp(issued_at, UTC).strftime("%Y%m%d")
+        LocalInvoice.insert(
+            id=invoice_id,
+            number=f"LP-{day}-{invoice_id[-8:].upper()}",
+            source=source,
+            issued_at=issued_at,
+            **values,
+        ).on_conflict_ignore().execute()
+
+    def _issue_checkout_invoice(self, row: LocalCheckoutSession, now: int) -> None:
+        """The invoice of a paid one-time checkout made with one (invoice_creation)."""
+        data = row.invoice_data or {}
+        if not data:
+            return
+        issuer = data.get("issuer") or {}
+        self._issue(
+            f"checkout:{row.id}",
+            issued_at=now,
+            customer_id=row.customer_id,
+            checkout_session_id=row.id,
+            amount=row.amount_total,
+            currency=row.currency,
+            description=data.get("description") or "",
+            quantity=sum(int(item["quantity"]) for item in row.line_items),
+            buyer_name=data.get("buyer_name") or "",
+            buyer_registration_number=data.get("buyer_registration_number"),
+            issuer_name=issuer.get("name"),
+            issuer_address=issuer.get("address"),
+            issuer_registration_number=issuer.get("registration_number"),
+            metadata=data.get("metadata") or {},
+        )
+
+    def _issue_period_invoice(self, row: LocalSubscription, now: int) -> None:
+        """The invoice of one subscription period, paid at its start: the price of the
+        plan it renews on, to the customer, from the issuer the settings name."""
+        price = self._price_row(row.price_id)
+        customer = LocalCustomer.get_or_none(LocalCustomer.id == row.customer_id)
+        issuer = current_issuer()
+        plan = plan_for_price(price.id)
+        service = get_settings().service_name
+        self._issue(
+            f"subscription:{row.id}:{row.current_period_start}",
+            issued_at=now,
+            customer_id=row.customer_id,
+            subscription_id=row.id,
+            period_start=row.current_period_start,
+            period_end=row.current_period_end,
+            amount=price.unit_amount,
+            currency=price.currency,
+            description=f"{service} {plan.capitalize()}プラン 利用料（1か月）"
+            if plan
+            else f"{service} 定期購読（{price.id}）",
+            buyer_name=customer.name if customer is not None else "",
+            buyer_email=customer.email if customer is not None else None,
+            issuer_name=issuer.name if issuer else None,
+            issuer_address=issuer.address if issuer else None,
+            issuer_registration_number=issuer.registration_number if issuer else None,
+        )
+
+    def set_invoice_issuer(self, customer_id: str, issuer: Issuer) -> None:
+        if LocalCustomer.get_or_none(LocalCustomer.id == customer_id) is None:
+            raise PaymentNotFound(f"No such customer: '{customer_id}'")
+
+    def ad_receipt_url(self, checkout_session_id: str) -> str | None:
+        row = LocalInvoice.get_or_none(LocalInvoice.checkout_session_id == checkout_session_id)
+        return self.invoice_url(row.id) if row is not None else None
+
+    def subscription_receipts(self, customer_id: str) -> list[Receipt]:
+        rows = (
+            LocalInvoice.select()
+            .where(
+                (LocalInvoice.customer_id == customer_id)
+                & LocalInvoice.subscription_id.is_null(False)
+            )
+            .order_by(LocalInvoice.period_start.desc(), LocalInvoice.issued_at.desc())
+        )
+        return [
+            Receipt(
+                id=row.id,
+                period_start=int(row.period_start or 0) * 1000,
+                period_end=int(row.period_end or 0) * 1000,
+                amount=row.amount,
+                currency=row.currency,
+                url=self.invoice_url(row.id),
+            )
+            for row in rows
+        ]
 
     # -- the billing portal ----------------------------------------------------------------
 
@@ -698,3 +828,20 @@ def _price(row: LocalPrice) -> Price:
         recurring_interval=row.recurring_interval,
         metadata=row.metadata,
     )
+
+
+def _invoice_data(invoice: InvoiceRequest | None) -> dict[str, Any]:
+    """What a one-time checkout's invoice is to say, kept on the checkout ({}: none)."""
+    if invoice is None:
+        return {}
+    return {
+        "issuer": {
+            "name": invoice.issuer.name,
+            "address": invoice.issuer.address,
+            "registration_number": invoice.issuer.registration_number,
+        },
+        "buyer_name": invoice.buyer_name,
+        "buyer_registration_number": invoice.buyer_registration_number,
+        "description": invoice.description,
+        "metadata": dict(invoice.metadata),
+    }

@@ -10,18 +10,23 @@ The portal changes the customer's subscription as the provider's portal is confi
 to (docs/accounts.md, Managing the subscription): plus <-> pro (a dearer plan at once,
 a cheaper one at the period end), cancel at the period end, resume; and lets the tester
 end the billing period, standing in for the calendar.
+
+An invoice the provider issued (a qualified invoice, 適格請求書) has a printable page of
+its own, as the provider's hosted invoice does, found by its unguessable id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from flask import Blueprint, Flask, redirect, render_template, request
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
 
+from models.invoices import TaxLine
 from models.payments import (
     PaymentError,
     PaymentNotFound,
@@ -266,6 +271,38 @@ def portal_resume(portal_id: str) -> ResponseReturnValue:
 @bp.post("/portal/<portal_id>/end-period")
 def portal_end_period(portal_id: str) -> ResponseReturnValue:
     return _act_in_portal(portal_id, lambda provider, row: provider.end_period(row))
+
+
+JAPAN = ZoneInfo("Asia/Tokyo")
+
+
+@bp.get("/invoices/<invoice_id>")
+def invoice(invoice_id: str) -> ResponseReturnValue:
+    """The invoice as the buyer prints it: issuer and registration number, buyer, what was
+    bought, the 10% total and its tax (docs/payments.md, Receipts). Dates are Japan's."""
+    provider = local_provider()
+    try:
+        row = provider.invoice(invoice_id)
+    except PaymentNotFound:
+        return render_template(
+            "error.html", status=404, message=_("This invoice does not exist.")
+        ), 404
+    period = None
+    if row.period_start is not None and row.period_end is not None:
+        period = (_japan_day(row.period_start), _japan_day(row.period_end))
+    return render_template(
+        "local_payments/invoice.html",
+        invoice=row,
+        issued=_japan_day(row.issued_at),
+        period=period,
+        tax=TaxLine(row.amount, row.currency),
+        # An ad is bought by a business (御中), a plan by a person (様).
+        honorific="御中" if row.checkout_session_id else "様",
+    )
+
+
+def _japan_day(unix: int) -> str:
+    return day(datetime.fromtimestamp(unix, JAPAN).date())
 
 
 def init_app(app: Flask, csrf: CSRFProtect) -> None:

@@ -1,5 +1,5 @@
 """The local payment provider's tables: prices, customers, checkout sessions, payment
-intents, subscriptions and portal visits. Their own module so that the engine that
+intents, subscriptions, portal visits and invoices. Their own module so that the engine that
 changes them (engine.py) and the events that report them (events.py) both
 read them without importing each other."""
 
@@ -70,6 +70,9 @@ class LocalCheckoutSession(BaseModel):
     # "paid" once the money arrived; a konbini checkout is complete and still "unpaid".
     payment_status = TextField(default="unpaid")
     payment_method = TextField(null=True)  # "card" or "konbini", once completed
+    # What the invoice of a one-time checkout says once it is paid (the provider's
+    # invoice_creation): issuer, buyer, description, metadata; {} for none.
+    invoice_data = JsonField(null=True, default=dict)
 
     class Meta:
         table_name = "local_payment_checkout_sessions"
@@ -128,3 +131,35 @@ class LocalPortalSession(BaseModel):
 
     class Meta:
         table_name = "local_payment_portal_sessions"
+
+
+class LocalInvoice(BaseModel):
+    """A qualified invoice (適格請求書) the local provider issued: for a paid one-time
+    checkout, or one paid period of a subscription. `source` names what it was issued
+    for (unique: issued once); `id` carries a random token, so its page is found only by
+    whoever was given its address, as the provider's hosted invoice is."""
+
+    id = TextField(primary_key=True)
+    number = TextField(unique=True)
+    source = TextField(unique=True)
+    customer_id = TextField(null=True)
+    checkout_session_id = TextField(null=True)
+    subscription_id = TextField(null=True)
+    period_start = BigIntegerField(null=True)  # Unix seconds, a subscription's period
+    period_end = BigIntegerField(null=True)
+    amount = BigIntegerField()  # tax-inclusive total
+    currency = TextField()
+    description = TextField()
+    quantity = IntegerField(default=1)
+    buyer_name = TextField()
+    buyer_email = TextField(null=True)
+    buyer_registration_number = TextField(null=True)
+    issuer_name = TextField(null=True)
+    issuer_address = TextField(null=True)
+    issuer_registration_number = TextField(null=True)
+    metadata = JsonField(default=dict)
+    issued_at = BigIntegerField()  # Unix seconds
+    created_at = TextField(default=now_iso)
+
+    class Meta:
+        table_name = "local_payment_invoices"
