@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from peewee import Select
 
-from models import vectors
+from models import alert_matching, vectors
 from models.search import Document, SearchEngine, get_embedder, get_engine, video_documents
 from models.search.segments import build_segments
 from models.subtitles import to_subtitles
@@ -87,6 +87,8 @@ def write_videos(video_ids: Iterable[str], engine: SearchEngine | None = None) -
         with engine.writing():
             replaced = expected_documents(ids[first : first + BATCH])
             engine.replace_videos(replaced)
+        # First reaching the index makes a video news to the alerts made before it.
+        alert_matching.note_indexed([video_id for video_id, docs in replaced.items() if docs])
         written += sum(len(documents) for documents in replaced.values())
         unembedded += vectors.unembedded(replaced, get_embedder())
     return Written(written, unembedded)

@@ -184,6 +184,9 @@ class Video(BaseModel):
     last_failure_at = TextField(null=True)
     created_at = created()
     updated_at = created()
+    # When the video first reached the search index (set once): alerts made before it
+    # hear of it, alerts made after do not (models/alert_matching.py).
+    first_indexed_at = TextField(null=True)
 
     class Meta:
         table_name = "videos"
@@ -586,6 +589,55 @@ class IndexCheck(BaseModel):
         table_name = "index_checks"
 
 
+class Alert(BaseModel):
+    """A member's saved search, heard of whenever a video indexed after it was made says
+    it (models/alerts.py; docs/alerts.md). Deleted alerts keep their row
+    (`deleted_at`), so their feed answers 404 and their mails stop."""
+
+    id = TextField(primary_key=True)
+    user = ForeignKeyField(User, column_name="user_id")
+    user_id: ClassVar[Field[str]]
+    query = TextField()
+    semantic = IntBooleanField(default=False)
+    sr = FloatField()
+    channels = TextField(default="[]")  # a JSON list of channel ids
+    frequency = TextField()  # instant, daily
+    feed_token = TextField(unique=True)
+    unsubscribe_token = TextField(unique=True)
+    created_at = created()
+    deleted_at = TextField(null=True)
+    # Paused after repeated hard mail failures (the account page says why); news still
+    # shows in the app and the feed.
+    paused_at = TextField(null=True)
+    paused_reason = TextField(null=True)
+    mail_failures = IntegerField(default=0)
+    # The member's local date of the last daily digest sent (one a day).
+    last_digest_on = TextField(null=True)
+
+    class Meta:
+        table_name = "alerts"
+
+
+class AlertMatch(BaseModel):
+    """A video an alert heard of, once: the first moment that says it."""
+
+    alert = ForeignKeyField(Alert, column_name="alert_id", on_delete="CASCADE")
+    alert_id: ClassVar[Field[str]]
+    video_id = TextField()
+    start_seconds = FloatField(null=True)
+    end_seconds = FloatField(null=True)
+    highlight = TextField(default="")
+    found_at = created()
+    # The mail that claimed it (sent again after a crash with the same matches), and
+    # when that mail was sent; null until then.
+    mail_batch = TextField(null=True)
+    mailed_at = TextField(null=True)
+
+    class Meta:
+        table_name = "alert_matches"
+        primary_key = CompositeKey("alert", "video_id")
+
+
 ALL_MODELS = [
     User,
     Account,
@@ -616,4 +668,6 @@ ALL_MODELS = [
     IdempotencyKey,
     SubtitleTrack,
     IndexCheck,
+    Alert,
+    AlertMatch,
 ]

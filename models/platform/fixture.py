@@ -46,14 +46,26 @@ class FixturePlatform:
         return data
 
     def channel_ids(self) -> list[str]:
-        return sorted(p.stem for p in (self.folder / "channels").glob("*.json"))
+        """The channels of the sample (`sample load` imports them): every channel file
+        but those marked `"sample": false`, which are on the platform for an operator to
+        add (the channel that tries an alert: docs/alerts.md)."""
+        return [
+            path.stem
+            for path in self._channel_files()
+            if json.loads(path.read_text(encoding="utf-8")).get("sample", True) is not False
+        ]
+
+    def _channel_files(self) -> list[Path]:
+        return sorted((self.folder / "channels").glob("*.json"))
 
     def example_searches(self) -> dict[str, list[str]]:
         """The searches each channel's file suggests (`exampleSearches`), for the home page
         of a fresh install: words its videos say. Not a platform call: no quota spent."""
         found = {}
-        for path in sorted((self.folder / "channels").glob("*.json")):
+        for path in self._channel_files():
             data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("sample", True) is False:
+                continue
             words = [str(w).strip() for w in data.get("exampleSearches") or [] if str(w).strip()]
             if words:
                 found[str(data.get("id") or path.stem)] = words
@@ -63,8 +75,8 @@ class FixturePlatform:
         data = self._read("channels", id_or_handle)
         if data is None:
             handle = id_or_handle if id_or_handle.startswith("@") else f"@{id_or_handle}"
-            for channel_id in self.channel_ids():
-                candidate = self._read("channels", channel_id)
+            for path in self._channel_files():
+                candidate = self._read("channels", path.stem)
                 if candidate and (candidate.get("handle") or "").lower() == handle.lower():
                     data = candidate
                     break

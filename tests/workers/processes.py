@@ -7,6 +7,8 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import redis
@@ -52,3 +54,31 @@ def kill(process: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+
+
+def cli(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`subsearch ARGS` in a process of its own, with the flow's environment and `env`."""
+    return subprocess.run(
+        [sys.executable, "-m", "web.cli", *args],
+        cwd=ROOT,
+        env={**flow_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def add_channels_at_once(env: dict[str, str], channel_ids: Iterable[str]) -> None:
+    """`subsearch channels add` for every channel at the same time, as several operators
+    would; each must succeed."""
+    adding = [
+        subprocess.Popen(
+            [sys.executable, "-m", "web.cli", "channels", "add", channel_id],
+            cwd=ROOT,
+            env={**flow_env(), **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for channel_id in channel_ids
+    ]
+    assert all(process.wait(timeout=60) == 0 for process in adding)

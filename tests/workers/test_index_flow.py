@@ -4,15 +4,12 @@ as searchable is found by a word only it says, on SQLite and PostgreSQL alike.""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import requests
 
 from models.tables import Video, VideoVectors
 from tests.fakes.platform_files import PlatformFiles, manual
-from tests.workers.processes import ROOT, flow_env, wait_for
+from tests.workers.processes import add_channels_at_once, cli, wait_for
 
 pytestmark = pytest.mark.flow
 
@@ -49,17 +46,6 @@ def make_platform(folder) -> dict[str, str]:
     return words
 
 
-def cli(env, *args, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "web.cli", *args],
-        cwd=ROOT,
-        env={**flow_env(), **env},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def completed() -> int:
     return Video.select().where(Video.subtitle_status == "completed").count()
 
@@ -89,24 +75,7 @@ def test_every_video_of_a_concurrent_import_is_found_by_its_own_word(
     start_worker(processes=2, threads=8, **env)
 
     # When every channel is imported at once
-    adding = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "web.cli",
-                "channels",
-                "add",
-                f"UCflow{c:02d}xxxxxxxxxxxxxxxx"[:24],
-            ],
-            cwd=ROOT,
-            env={**flow_env(), **env},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for c in range(CHANNELS)
-    ]
-    assert all(process.wait(timeout=60) == 0 for process in adding)
+    add_channels_at_once(env, [f"UCflow{c:02d}xxxxxxxxxxxxxxxx"[:24] for c in range(CHANNELS)])
     assert wait_for(lambda: completed() == len(words), timeout=180), completed()
 
     # Then each video is found by its own word, through the web front (the index is

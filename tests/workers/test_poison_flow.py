@@ -8,8 +8,6 @@ embedded."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import pytest
@@ -18,7 +16,7 @@ import redis
 from models.tables import Video, VideoVectors
 from tests.fakes.platform_files import PlatformFiles, manual
 from tests.fixtures import TEST_REDIS_URL
-from tests.workers.processes import ROOT, flow_env, stop, wait_for
+from tests.workers.processes import cli, stop, wait_for
 from workers import deadletters, poison
 from workers.broker import build_broker, get_broker
 
@@ -49,17 +47,6 @@ class Supervised:
                 self.process = self.start_worker(**self.options)
             time.sleep(0.2)
         return False
-
-
-def cli(env, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "web.cli", *args],
-        cwd=ROOT,
-        env={**flow_env(), **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def completed(video_id):

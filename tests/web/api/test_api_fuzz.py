@@ -73,6 +73,9 @@ POSITIVE_EXCEPT = {
     # the search's words and targets, read as the search reads them: a q that cannot be
     # read or is past a bound, or targets that are no subset of three, no pattern states
     "GET /api/videos/{video_id}/moments",
+    # the alert's query, read as the search reads its q (a query that cannot be read or
+    # is past a bound), and channels that must be known ones: no pattern states either
+    "POST /api/alerts",
 }
 
 
