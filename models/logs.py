@@ -22,6 +22,7 @@ from contextvars import ContextVar, Token
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, TextIO
+from urllib.parse import unquote, urlsplit
 
 from models.settings import LOG_FORMATS, Settings
 
@@ -102,6 +103,8 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
             settings.oidc_client_secret,
             settings.video_api_key,
             settings.metrics_token,
+            # The SMTP login's password inside SMTP_URL (the alert mails).
+            unquote(urlsplit(settings.smtp_url).password or "") if settings.smtp_url else None,
         )
         if value
     )

@@ -42,6 +42,9 @@ SCHEDULE = [
     # until enough have come: models/search/embedded/vectors.py).
     Job("compact-search-vectors", "*/10 * * * *", "compact_search_vectors"),
     Job("purge-expired-sessions", "17 * * * *", "purge_expired_sessions"),
+    # Daily alert digests: hourly, each alert's at ALERT_DIGEST_HOUR in its member's zone
+    # (models/alert_mail.py); a rerun of an hour plans nothing twice.
+    Job("send-alert-digests", "0 * * * *", "send_alert_digests"),
     # Only the local payment provider has checkouts of its own to expire.
     Job("expire-local-checkouts", "* * * * *", "expire_local_checkouts"),
 ]

@@ -39,6 +39,7 @@ from web import (
 )
 from web.api.operation import check_response
 from web.devtools.local_payments import pages as local_payment_pages
+from web.pages import alert_unsubscribe
 from web.visitor import viewer, visitor_country
 
 csrf = CSRFProtect()
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     pages.init_app(app)
     icons.init_app(app)
     preferences.init_app(app, csrf)
+    alert_unsubscribe.init_app(app, csrf)  # RFC 8058's one-click POST has no token
     admin.init_app(app)
     cors.init_app(app, settings)  # before the limits: a preflight is never counted
     limits.init_app(app, settings)  # after every limited view is registered

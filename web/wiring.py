@@ -4,8 +4,9 @@ of the domain is, and wires a process with them.
 Every process starts here: the app factory (`create_app`), the command line (`subsearch`,
 so the scheduler too), and each worker process (Dramatiq's CLI calls `worker()`, see
 `subsearch worker`). `wire` makes the settings the process's, installs how the payment
-provider, the search engine and the embedder are built from them (models/services.py
-holds them; a change of settings builds anew), and sets up the broker with every actor.
+provider, the search engine, the embedder and the mailer are built from them
+(models/services.py holds them; a change of settings builds anew), and sets up the broker
+with every actor.
 
 It sits in web/ because the local payment provider, a development stand-in with pages
 of its own, lives in web/devtools and the domain may not import it.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import dramatiq
 
 import tasks
-from models import payments, search
+from models import mail, payments, search
 from models.payments import PaymentProvider
 from models.payments.stripe_engine import StripeProvider
 from models.settings import Settings, get_settings, use_settings
@@ -43,6 +44,7 @@ def install() -> None:
     payments.provider_service.install(build_payment_provider)
     search.engine_service.install(search.build_engine)
     search.embedder_service.install(search.build_embedder)
+    mail.mailer_service.install(mail.build_mailer)
 
 
 def wire(settings: Settings) -> dramatiq.Broker:
