@@ -181,6 +181,31 @@ def _registration_number(env: Mapping[str, str], name: str) -> str | None:
     return value
 
 
+def _smtp_url(env: Mapping[str, str], name: str) -> str | None:
+    """smtp://[user:pass@]host[:port] or smtps://...; anything else refuses the start."""
+    value = _text(env, name)
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018  # raises for a port that is not a number
+    except ValueError:
+        parts = parts._replace(netloc="")
+    if parts.scheme.lower() not in ("smtp", "smtps") or not parts.hostname:
+        raise ConfigError(
+            f"{name} must be smtp://[user:pass@]host[:port] or smtps://... (got a value of"
+            f" scheme {parts.scheme or 'none'!r})"
+        )
+    return value
+
+
+def _hour(env: Mapping[str, str], name: str, default: int) -> int:
+    value = _int(env, name, default, minimum=0)
+    if value > 23:
+        raise ConfigError(f"{name} must be an hour from 0 to 23 (got {value})")
+    return value
+
+
 def _dev_default_country(env: Mapping[str, str], app_env: str) -> str | None:
     """DEV_DEFAULT_COUNTRY (default JP): the country of a development request without
     Edge-IPCountry. Ignored outside development: the edge always sends the header."""
@@ -277,6 +302,7 @@ class Settings:
     rate_limit_ad_profiles: str = "20/minute;200/hour"
     rate_limit_reservations: str = "20/minute;200/hour"
     rate_limit_billing: str = "10/minute;100/hour"
+    rate_limit_alerts: str = "20/minute;200/hour"
     rate_limit_sign_in: str = "30/minute;300/hour"
     # Invalid impression beacons (bad, expired or replayed view tokens) from one address;
     # past it they are answered at once, checked no further.
@@ -296,6 +322,13 @@ class Settings:
     invoice_issuer_name: str | None = None
     invoice_issuer_address: str | None = None
     invoice_registration_number: str | None = None
+    # SMTP_URL: the operator's SMTP server for alert mail (models/mail.py), smtp:// (with
+    # STARTTLS when offered) or smtps://, user:pass@ to log in; unset: no mail is sent
+    # (news still shows in the app and the feeds). MAIL_FROM: the mails' From.
+    smtp_url: str | None = None
+    mail_from: str = ""
+    # ALERT_DIGEST_HOUR: the hour (0-23, the member's own time zone) of the daily digests.
+    alert_digest_hour: int = 8
 
     @property
     def is_production(self) -> bool:
@@ -397,6 +430,7 @@ def load_settings(
             env, "RATE_LIMIT_RESERVATIONS", Settings.rate_limit_reservations
         ),
         rate_limit_billing=_rate(env, "RATE_LIMIT_BILLING", Settings.rate_limit_billing),
+        rate_limit_alerts=_rate(env, "RATE_LIMIT_ALERTS", Settings.rate_limit_alerts),
         rate_limit_sign_in=_rate(env, "RATE_LIMIT_SIGN_IN", Settings.rate_limit_sign_in),
         rate_limit_invalid_beacons=_rate(
             env, "RATE_LIMIT_INVALID_BEACONS", Settings.rate_limit_invalid_beacons
@@ -407,6 +441,9 @@ def load_settings(
         invoice_issuer_name=_text(env, "INVOICE_ISSUER_NAME"),
         invoice_issuer_address=_text(env, "INVOICE_ISSUER_ADDRESS"),
         invoice_registration_number=_registration_number(env, "INVOICE_REGISTRATION_NUMBER"),
+        smtp_url=_smtp_url(env, "SMTP_URL"),
+        mail_from=_text(env, "MAIL_FROM", ""),
+        alert_digest_hour=_hour(env, "ALERT_DIGEST_HOUR", 8),
     )
     if not production:
         # Development and tests: a sample issuer for what is unset (one named by the
@@ -424,6 +461,12 @@ def load_settings(
         # Development and tests only: production names its own (refused without it).
         host = urlsplit(settings.public_base_url).hostname or "localhost"
         settings = replace(settings, support_email=f"ads@{host}")
+    mail_from_given = bool(settings.mail_from)
+    if not settings.mail_from:
+        # Without MAIL_FROM (refused in production when SMTP_URL is set): the service's
+        # name at the host of PUBLIC_BASE_URL.
+        host = urlsplit(settings.public_base_url).hostname or "localhost"
+        settings = replace(settings, mail_from=f"{settings.service_name} <noreply@{host}>")
     if settings.payment_backend == "local" and not settings.payment_webhook_secrets:
         # The offline provider signs its events too; give it a secret out of the box.
         settings = replace(settings, payment_webhook_secrets=(LOCAL_WEBHOOK_SECRET,))
@@ -432,11 +475,13 @@ def load_settings(
             "SEARCH_EMBEDDER=sentence-transformers needs SEARCH_EMBEDDER_PATH, the model's folder"
         )
     if production:
-        _refuse_unsafe_production(settings, secret_key)
+        _refuse_unsafe_production(settings, secret_key, mail_from_given=mail_from_given)
     return settings
 
 
-def _refuse_unsafe_production(settings: Settings, secret_key: str | None) -> None:
+def _refuse_unsafe_production(
+    settings: Settings, secret_key: str | None, *, mail_from_given: bool = True
+) -> None:
     problems: list[str] = []
     if not secret_key:
         problems.append("SECRET_KEY is required in production")
@@ -446,6 +491,8 @@ def _refuse_unsafe_production(settings: Settings, secret_key: str | None) -> Non
         problems.append("PAYMENT_BACKEND=local is for development only")
     if settings.queue_broker != "redis":
         problems.append("QUEUE_BROKER=stub is for tests only")
+    if settings.smtp_url and not mail_from_given:
+        problems.append("MAIL_FROM (the alert mails' sender) is required with SMTP_URL")
     if not settings.support_email:
         problems.append("SUPPORT_EMAIL (the contact address pages and notices give) is required")
     for name, value in (

@@ -10,11 +10,13 @@ from __future__ import annotations
 import dramatiq
 
 from models.settings import Settings
-from tasks import ads, billing, channels, credits, maintenance, outbox, search
+from tasks import ads, alert_mail, alerts, billing, channels, credits, maintenance, outbox, search
 from workers import broker
 
 __all__ = [
     "ads",
+    "alert_mail",
+    "alerts",
     "billing",
     "channels",
     "credits",

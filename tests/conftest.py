@@ -437,3 +437,20 @@ def platform_files(tmp_path):
     use_settings(replace(previous, video_fixture_dir=str(tmp_path / "platform")))
     yield PlatformFiles(tmp_path / "platform")
     use_settings(previous)
+
+
+@pytest.fixture
+def smtp_server():
+    """A real SMTP server on a loopback port (tests/smtp.py), and the settings' SMTP_URL
+    pointing at it for the test."""
+    from tests.smtp import SmtpServer  # noqa: PLC0415  # aiosmtpd only for the mail tests
+
+    previous = get_settings()
+    with SmtpServer() as server:
+        use_settings(
+            replace(previous, smtp_url=server.url, mail_from="subsearch <alerts@example.jp>")
+        )
+        try:
+            yield server
+        finally:
+            use_settings(previous)

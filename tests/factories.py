@@ -185,3 +185,36 @@ def production_app():
         read_dotenv=False,
     )
     return create_app(settings)
+
+
+def make_alert(user=None, **overrides):
+    """An alert row as models.alerts would make it (instant, a keyword query)."""
+    from models.tables import Alert  # noqa: PLC0415  # kept beside the factory added late
+
+    values = {
+        "id": str(uuid.uuid4()),
+        "user": user or make_user(),
+        "query": "たこ焼き",
+        "sr": 0.5,
+        "frequency": "instant",
+        "feed_token": uuid.uuid4().hex,
+        "unsubscribe_token": uuid.uuid4().hex,
+    }
+    values.update(overrides)
+    return Alert.create(**values)
+
+
+def make_alert_match(alert, video=None, **overrides):
+    """A video the alert heard of, unmailed."""
+    from models.tables import AlertMatch  # noqa: PLC0415  # kept beside the factory added late
+
+    video = video or make_video()
+    values = {
+        "alert": alert,
+        "video_id": video.id,
+        "start_seconds": 83.5,
+        "end_seconds": 90.0,
+        "highlight": "大阪の<mark>たこ焼き</mark>は&lt;熱い&gt;",
+    }
+    values.update(overrides)
+    return AlertMatch.create(**values)

@@ -344,6 +344,10 @@ FIELDS = {
     "slot": lazy_gettext("Ad slot"),
     "startMonth": lazy_gettext("First month"),
     "consent": lazy_gettext("Consent to the terms"),
+    # An alert's fields (POST /api/alerts), as the search page's 通知 control names them.
+    "query": lazy_gettext("Search words"),
+    "frequency": lazy_gettext("How often"),
+    "channels": lazy_gettext("Channels"),
 }
 
 # Each field problem (models/problems.py) in the reader's words, by its code; {n} stands

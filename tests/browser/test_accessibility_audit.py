@@ -10,7 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from models.credits import unlock_video
+from models.tables import Alert
 from tests.browser.accessibility import audit, keep_in_report, not_allowed
+from tests.browser.test_alert_pages import open_control, with_news
 from tests.browser.test_page_widths import (
     SEARCH,
     admin_reservations,
@@ -22,6 +24,7 @@ from tests.browser.test_purchase_form import sign_in
 from tests.browser.test_receipts import paid_ad_invoice, paid_plan_invoices
 from tests.factories import image_bytes, make_admin, make_profile, make_user
 from tests.fixtures import drain
+from tests.web.pages.test_search_page_filters import RAMEN, index_two_channels
 from web.i18n import LOCALE_COOKIE
 
 __all__ = ["videos"]  # the width test's fixture, used here by name
@@ -148,3 +151,39 @@ def test_the_receipts(page, site, stub_broker, stub_worker, language):
     drain(stub_broker, stub_worker)
     sign_in(page, site, member.email)
     check(page, site, language, "member", ["/account", *invoices])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_alert_pages(page, site, platform_files, language):
+    """Alerts (issue 49): the search page's 通知 control open (signed out, to save, and
+    saved), and the account's alerts with news and a paused one."""
+    index_two_channels(platform_files)
+    read_in(page, site, language)
+    found = []
+
+    def audit_open(path: str, role: str) -> None:
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 800})
+            page.goto(f"{site}{path}")
+            open_control(page)
+            findings = audit(page, f"{path} 通知 open ({language}, {role}, {width} px)")
+            keep_in_report(findings)
+            found.extend(not_allowed(findings))
+
+    alert_search = f"/search?q=醤油&channels={RAMEN}"
+    audit_open(alert_search, "signed out")
+    member = make_user(email=f"audit-alerts-{language}@example.jp", locale=language)
+    older, _newer = with_news(member)
+    Alert.update(
+        paused_at="2026-11-29T03:00:00.000Z", paused_reason="550 mailbox unavailable"
+    ).where(Alert.id == older.id).execute()
+    sign_in(page, site, member.email)
+    audit_open(alert_search, "member")  # already an alert
+    audit_open(f"{alert_search}&semantic=1", "member")  # the form
+    page.locator("[data-alert-form] button[type=submit]").click()
+    expect(page.locator("[data-alert-saved]")).to_be_visible()
+    findings = audit(page, f"{alert_search} 通知 saved ({language}, member, 1280 px)")
+    keep_in_report(findings)
+    found.extend(not_allowed(findings))
+    assert not found, "\n".join(finding.line() for finding in found)
+    check(page, site, language, "member", ["/account"])

@@ -6,11 +6,20 @@ from __future__ import annotations
 
 from flask import Flask
 
-from web.pages import account, advertise, home, own_ads, search, video
+from web.pages import (
+    account,
+    advertise,
+    alert_feed,
+    alert_unsubscribe,
+    home,
+    own_ads,
+    search,
+    video,
+)
 from web.pages.blueprint import bp
 
 # Pages on the blueprint, in modules of their own: their routes are on bp once imported.
-ROUTE_MODULES = (home, search, video, account, own_ads)
+ROUTE_MODULES = (home, search, video, account, own_ads, alert_feed, alert_unsubscribe)
 
 
 def init_app(app: Flask) -> None:

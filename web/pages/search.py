@@ -9,14 +9,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, replace
 from datetime import date, timedelta
 from types import SimpleNamespace
-from typing import NamedTuple
+from typing import NamedTuple, cast
 from urllib.parse import urlencode
 
 from babel import Locale
 from flask import redirect, render_template, request
 from werkzeug.wrappers import Response as HttpResponse
 
-from models import library
+from models import alerts, library
 from models.ads.delivery import MIDROLL_EVERY_HITS, ads_enabled_for, search_page_ads
 from models.ads.months import month_of
 from models.clock import utcnow
@@ -104,6 +104,7 @@ def search() -> str | tuple[str, int] | HttpResponse:
     if ads_enabled_for(viewer_id()):
         decided = search_page_ads(visitor_country(), month_of(utcnow()), results.total_videos)
         ads = PageAds(decided)
+    form = search_form(user_id, query, query.read)
     return render_template(
         "search.html",
         results=results,
@@ -111,7 +112,8 @@ def search() -> str | tuple[str, int] | HttpResponse:
         page_link=page_link,
         snippets=moment_snippets(results.videos),
         applied=applied_parts(query),
-        **search_form(user_id, query, query.read),
+        **form,
+        alert_offer=alert_offer(user_id, query, cast(SearchFilters, form["filters"])),
         ads=ads,
         midroll_every=MIDROLL_EVERY_HITS,
         ad_label=ad_label(),
@@ -465,3 +467,27 @@ def _search_filters(user_id: str | None, query: SearchQuery) -> SearchFilters:
 def initials(title: str | None) -> str:
     """The first two letters of a title for its drawn thumbnail: `【たこ焼き】…` -> `たこ`."""
     return "".join(ch for ch in title or "" if ch.isalnum())[:2]
+
+
+# -- the 通知 control (_alert_me.html, static/alerts.js) --------------------------------
+
+
+class AlertOffer(NamedTuple):
+    """What the 通知 control saves and says: the body of POST /api/alerts for the search
+    being looked at (without its frequency, which the reader chooses), the chosen
+    channels by name, and whether the member already has this very alert."""
+
+    body: dict[str, object]
+    channel_names: str
+    saved: bool
+
+
+def alert_offer(user_id: str | None, query: SearchQuery, filters: SearchFilters) -> AlertOffer:
+    body: dict[str, object] = {"query": query.q, "semantic": query.semantic}
+    if query.semantic:
+        body["sr"] = query.sr
+    if query.channels:
+        body["channels"] = list(query.channels)
+    separator = "・" if locale_code() == "ja" else ", "
+    names = separator.join(channel.title for channel in filters.chosen)
+    return AlertOffer(body, names, bool(user_id) and alerts.has_alert(user_id or "", query))
