@@ -227,13 +227,20 @@ def when(value: str | int | float | datetime | None, form: str = "medium") -> st
 
 
 def day(value: str | date | None, form: str = "long") -> str:
-    """A calendar date (`2026年11月24日`); a `YYYY-MM` month reads `2026年11月`."""
+    """A calendar date (`2026年11月24日`); a `YYYY-MM` month reads `2026年11月`. A stored
+    UTC moment (`2026-11-29T15:05:00.000Z`) is the day it was in the reader's zone, as
+    `when` shows its time: 00:05 in Japan is the next day's."""
     if not value:
         return ""
     if isinstance(value, str):
         if re.fullmatch(r"\d{4}-\d{2}", value):
             return format_skeleton("yMMMM", date.fromisoformat(value + "-01"), locale=locale_code())
-        value = date.fromisoformat(value[:10])
+        if "T" in value:
+            moment = _moment(value)
+            assert moment is not None
+            value = moment.astimezone(get_timezone()).date()
+        else:
+            value = date.fromisoformat(value[:10])
     return format_date(value, form, locale=locale_code())
 
 

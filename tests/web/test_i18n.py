@@ -268,3 +268,14 @@ def test_prices_countries_and_codes_are_shown_as_people_say_them(app):
         assert i18n.price(60000, "jpy", "month") == "¥60,000 / month"
         assert i18n.country_name("JP") == "Japan"
         assert i18n.status_label("pending_review") == "In review"
+
+
+def test_a_stored_moment_is_shown_as_the_day_it_was_in_the_readers_zone(app):
+    # 15:05 UTC on the 29th is 00:05 on the 30th in Japan, still the 29th in UTC
+    moment = "2026-11-29T15:05:00.000Z"
+    with app.test_request_context("/", headers={"Accept-Language": "ja"}):
+        assert i18n.day(moment) == "2026年11月30日"
+        assert i18n.when(moment).startswith("2026/11/30")
+        assert i18n.day("2026-11-29") == "2026年11月29日"  # a calendar date stays itself
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        assert i18n.day(moment) == "November 29, 2026"
