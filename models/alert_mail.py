@@ -29,14 +29,15 @@ from functools import cache
 from urllib.parse import urlencode, urlsplit
 from zoneinfo import ZoneInfo, available_timezones
 
-from peewee import JOIN, Expression
+from peewee import Expression
 
 from models import outbox
+from models.alerts import news_rows
 from models.clock import iso, utcnow
 from models.db import db
 from models.mail import Mailer, MailError, MailRejected, get_mailer
 from models.settings import get_settings
-from models.tables import Alert, AlertMatch, Channel, User, Video
+from models.tables import Alert, AlertMatch, User
 
 log = logging.getLogger(__name__)
 
@@ -288,19 +289,8 @@ class MailNews:
 
 
 def _batch_news(batch: Batch) -> list[MailNews]:
-    rows = (
-        AlertMatch.select(
-            AlertMatch.video_id,
-            AlertMatch.start_seconds,
-            AlertMatch.highlight,
-            Video.title.alias("video_title"),
-            Channel.title.alias("channel_title"),
-        )
-        .join(Video, JOIN.LEFT_OUTER, on=(Video.id == AlertMatch.video_id))
-        .join(Channel, JOIN.LEFT_OUTER, on=(Channel.id == Video.channel))
-        .where(AlertMatch.mail_batch == batch.value)
-        .order_by(AlertMatch.found_at, AlertMatch.video_id)
-        .objects()  # the joined titles on each row
+    rows = news_rows(AlertMatch.mail_batch == batch.value).order_by(
+        AlertMatch.found_at, AlertMatch.video_id
     )
     return [
         MailNews(

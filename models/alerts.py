@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import cast
 
-from peewee import JOIN, ModelSelect, fn
+from peewee import JOIN, Expression, ModelSelect, fn
 
 from models import outbox
 from models.clock import now_iso
@@ -235,7 +235,9 @@ def _own_live(user_id: str, alert_id: str) -> Alert:
     return alert
 
 
-def _news_query(alert_ids: list[str]) -> ModelSelect[AlertMatch]:
+def news_rows(where: Expression) -> ModelSelect[AlertMatch]:
+    """The news `where` selects, each with its video's and channel's titles on the row
+    (`video_title`, `channel_title`; empty once the video is gone). Unordered."""
     return (
         AlertMatch.select(
             AlertMatch.alert_id,
@@ -249,10 +251,41 @@ def _news_query(alert_ids: list[str]) -> ModelSelect[AlertMatch]:
         )
         .join(Video, JOIN.LEFT_OUTER, on=(Video.id == AlertMatch.video_id))
         .join(Channel, JOIN.LEFT_OUTER, on=(Channel.id == Video.channel))
-        .where(AlertMatch.alert.in_(alert_ids))
-        .order_by(AlertMatch.found_at.desc(), AlertMatch.video_id)
+        .where(where)
         .objects()  # the joined titles on the row itself
     )
+
+
+NEWEST_FIRST = (AlertMatch.found_at.desc(), AlertMatch.video_id)
+
+
+def _news_query(alert_id: str) -> ModelSelect[AlertMatch]:
+    return news_rows(AlertMatch.alert == alert_id).order_by(*NEWEST_FIRST)
+
+
+def _latest_news(alert_ids: list[str]) -> dict[str, list[News]]:
+    """Each alert's newest LATEST_SHOWN news, in one query (a window per alert)."""
+    rank = fn.ROW_NUMBER().over(partition_by=[AlertMatch.alert], order_by=list(NEWEST_FIRST))
+    ranked = AlertMatch.select(AlertMatch.alert_id, AlertMatch.video_id, rank.alias("rank")).where(
+        AlertMatch.alert.in_(alert_ids)
+    )
+    latest = ranked.alias("latest")
+    rows = (
+        news_rows(AlertMatch.alert.in_(alert_ids))
+        .join(
+            latest,
+            on=(
+                (latest.c.alert_id == AlertMatch.alert_id)
+                & (latest.c.video_id == AlertMatch.video_id)
+            ),
+        )
+        .where(latest.c.rank <= LATEST_SHOWN)
+        .order_by(*NEWEST_FIRST)
+    )
+    found: dict[str, list[News]] = {alert_id: [] for alert_id in alert_ids}
+    for row in rows:
+        found[row.alert_id].append(_news(row))
+    return found
 
 
 def _news(row: AlertMatch) -> News:
@@ -284,12 +317,13 @@ def list_alerts(user_id: str) -> list[AlertSummary]:
         .group_by(AlertMatch.alert_id)
     )
     counts = {alert_id: int(n) for alert_id, n in cast(Iterable[tuple[str, int]], counted.tuples())}
+    latest = _latest_news(ids)
     return [
         AlertSummary(
             alert=alert,
             channels=channels_of(alert),
             match_count=int(counts.get(alert.id, 0)),
-            latest=[_news(row) for row in _news_query([alert.id]).limit(LATEST_SHOWN)],
+            latest=latest[alert.id],
             feed_url=feed_url(alert.feed_token),
         )
         for alert in alerts
@@ -305,7 +339,7 @@ def alert_matches(user_id: str, alert_id: str, page: int = 1, per_page: int = 20
     alert = _own_live(user_id, alert_id)
     page, per_page = max(1, page), min(max(1, per_page), MAX_PER_PAGE)
     total = AlertMatch.select().where(AlertMatch.alert == alert.id).count()
-    rows = _news_query([alert.id]).paginate(page, per_page)
+    rows = _news_query(alert.id).paginate(page, per_page)
     return NewsPage(total, [_news(row) for row in rows])
 
 
@@ -392,7 +426,7 @@ def feed_of(token: str) -> tuple[Alert, list[News]]:
     )
     if alert is None:
         raise NotFound("No feed has this address.")
-    return alert, [_news(row) for row in _news_query([alert.id]).limit(FEED_ENTRIES)]
+    return alert, [_news(row) for row in _news_query(alert.id).limit(FEED_ENTRIES)]
 
 
 def unsubscribe(token: str) -> Alert | None:

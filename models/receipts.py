@@ -5,9 +5,12 @@ them; here is only who may see which."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 from models.errors import NotFound
 from models.payments import PaymentNotFound, Receipt, get_provider
-from models.tables import AdCheckout, AdReservation, User
+from models.tables import AdCheckout, AdReservation, Subscription, User
 
 NO_RECEIPT = "No paid reservation of yours has this id."
 
@@ -38,4 +41,45 @@ def plan_receipts(user_id: str) -> list[Receipt]:
     customer_id = User.get_by_id(user_id).payment_customer_id
     if not customer_id:
         return []
-    return get_provider().subscription_receipts(customer_id)
+    key = (customer_id, _billed_periods(user_id))
+    now = time.monotonic()
+    with _lock:
+        kept = _kept.get(customer_id)
+    if kept is not None and kept[0] == key and now - kept[1] < CACHE_SECONDS:
+        return list(kept[2])
+    receipts = get_provider().subscription_receipts(customer_id)
+    with _lock:
+        if len(_kept) >= CACHE_SIZE:
+            _kept.pop(next(iter(_kept)))
+        _kept[customer_id] = (key, now, tuple(receipts))
+    return receipts
+
+
+# The account page shows the plan's receipts on every visit; the provider is asked again
+# only when the member's subscriptions moved to a new period or state (a new invoice was
+# paid: its webhook changed the row), else after CACHE_SECONDS, per process.
+CACHE_SECONDS = 600.0
+CACHE_SIZE = 10_000
+_lock = threading.Lock()  # guards _kept
+_kept: dict[str, tuple[object, float, tuple[Receipt, ...]]] = {}
+
+
+def _billed_periods(user_id: str) -> tuple[tuple[str, int, str, str], ...]:
+    rows = Subscription.select(
+        Subscription.payment_subscription_id,
+        Subscription.period_start,
+        Subscription.plan,
+        Subscription.status,
+    ).where(Subscription.reference_id == user_id)
+    return tuple(
+        sorted(
+            (r.payment_subscription_id or "", int(r.period_start or 0), r.plan, r.status)
+            for r in rows
+        )
+    )
+
+
+def forget() -> None:
+    """Ask the provider next time (tests)."""
+    with _lock:
+        _kept.clear()

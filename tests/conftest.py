@@ -33,6 +33,7 @@ from models.ads.delivery import clear_process_cache
 from models.db import db, init_db
 from models.home import forget_home
 from models.plan_prices import forget as forget_plan_prices
+from models.receipts import forget as forget_receipts
 from models.search import get_engine
 from models.search.embedded.layout import DATA_TABLES
 from models.settings import get_settings, load_settings, use_settings
@@ -366,6 +367,7 @@ def redis_up(redis_backend):
     clear_process_cache()
     forget_home()
     forget_plan_prices()
+    forget_receipts()
     yield
     models.redis_client.reset()
 

@@ -10,8 +10,8 @@ import uuid
 from PIL import Image
 
 from models.ads.images import store_ad_image
-from models.ads.months import month_of
-from models.ads.reservations import approve
+from models.ads.months import add_months, month_of
+from models.ads.reservations import Order, approve
 from models.clock import utcnow
 from models.settings import load_settings
 from models.tables import (
@@ -164,6 +164,27 @@ def image_bytes(width=1280, height=720, fmt="PNG") -> bytes:
 def make_upload(user, width=1280, height=720) -> str:
     """The URL of an ad image the user uploaded."""
     return store_ad_image(user.id, image_bytes(width, height)).url
+
+
+def make_order(user, profile=None, **overrides) -> Order:
+    """A purchase form as a buyer sends it (models.ads.reservations.Order): one month
+    from next month below the search results in Japan, with an upload of the buyer's
+    (each field overridable)."""
+    values = {
+        "slot": "search-result-bottom",
+        "country": "JP",
+        "start_month": add_months(month_of(utcnow()), 1),
+        "months": 1,
+        "advertiser_name": "山田商店",
+        "redirect_url": "https://example.jp/shop",
+        "consent": True,
+    }
+    values.update(overrides)
+    if "image_url" not in values:
+        values["image_url"] = make_upload(user)
+    if "profile_id" not in values:
+        values["profile_id"] = (profile or make_profile(user)).id
+    return Order(**values)
 
 
 def production_app():

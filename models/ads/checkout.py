@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from peewee import Case
+from peewee import Case, Expression
 
 from models.clock import iso, now_iso, parse_iso, utcnow
 from models.errors import Conflict, NotFound
@@ -100,18 +100,24 @@ class OpenHold:
     checkout_expires_at: str
 
 
+def holding_unpaid(user_id: str) -> Expression:
+    """The member's reservations holding a position unpaid: not yet paid (a konbini
+    voucher awaiting its money included), not released, not rejected."""
+    return (
+        (AdReservation.user == user_id)
+        & (AdReservation.status == "pending_review")
+        & AdReservation.payment_intent_id.is_null()
+        & AdReservation.position_released_at.is_null()
+    )
+
+
 def open_holds(user_id: str, now: datetime | None = None) -> list[OpenHold]:
     """The member's unpaid reservations whose checkout is open (awaiting payment),
     oldest first. A buyer back on the form (the browser's Back from the checkout) is
     offered each: continue its payment, or release it (`release_cancelled_checkout`)."""
     rows = list(
         AdReservation.select()
-        .where(
-            (AdReservation.user == user_id)
-            & (AdReservation.status == "pending_review")
-            & AdReservation.payment_intent_id.is_null()
-            & AdReservation.position_released_at.is_null()
-        )
+        .where(holding_unpaid(user_id))
         .order_by(AdReservation.created_at, AdReservation.id)
     )
     checkouts = checkouts_of([row.id for row in rows])

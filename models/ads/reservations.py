@@ -12,7 +12,7 @@ from typing import NamedTuple, Protocol
 from peewee import JOIN, Case, IntegrityError
 
 from models.ads import MAX_MONTHS, MAX_YEARS_AHEAD, delivery_cache
-from models.ads.checkout import AlreadyPaid, close_checkout, mark_paid
+from models.ads.checkout import AlreadyPaid, close_checkout, holding_unpaid, mark_paid
 from models.ads.creative import advertiser_name_problem, redirect_url_problem
 from models.ads.images import NOT_UPLOADED, hold_uploaded_image, lock_member, uploaded_image
 from models.ads.inventory import (
@@ -198,16 +198,7 @@ def _lock_inventory(slot: str, country: str) -> None:
 def unpaid_holds(user_id: str) -> int:
     """The member's reservations holding a position unpaid: not yet paid (a konbini
     voucher awaiting its money included), not released, not rejected."""
-    count: int = (
-        AdReservation.select()
-        .where(
-            (AdReservation.user == user_id)
-            & (AdReservation.status == "pending_review")
-            & AdReservation.payment_intent_id.is_null()
-            & AdReservation.position_released_at.is_null()
-        )
-        .count()
-    )
+    count: int = AdReservation.select().where(holding_unpaid(user_id)).count()
     return count
 
 

@@ -5,14 +5,12 @@ pages are saved as receipts-*.png."""
 
 from __future__ import annotations
 
-from models.ads.months import add_months, month_of
-from models.ads.reservations import Order, reserve
+from models.ads.reservations import reserve
 from models.billing import start_subscription_checkout
-from models.clock import utcnow
 from models.payments import get_provider
 from models.tables import AdCheckout, SubscriptionCheckout
 from tests.browser.test_purchase_form import sign_in
-from tests.factories import make_profile, make_upload, make_user
+from tests.factories import make_order, make_profile, make_user
 from tests.fakes.ad_pages import PAGES
 from tests.fixtures import drain, keep_screenshots_at
 from web.devtools.local_payments.events import send
@@ -31,16 +29,8 @@ def paid_ad_invoice(user, months=3) -> str:
         business_legal_name="株式会社とても長い名前の老舗書店ホールディングス",
         invoice_registration_number="T9876543210987",
     )
-    order = Order(
-        slot="video-detail-below-player",
-        country="JP",
-        start_month=add_months(month_of(utcnow()), 1),
-        months=months,
-        advertiser_name="老舗書店",
-        image_url=make_upload(user),
-        redirect_url="https://example.jp/shop",
-        consent=True,
-        profile_id=profile.id,
+    order = make_order(
+        user, profile, slot="video-detail-below-player", months=months, advertiser_name="老舗書店"
     )
     reservation = reserve(user.id, order, PAGES).reservation
     session_id = AdCheckout.get_by_id(reservation.id).checkout_session_id

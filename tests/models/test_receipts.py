@@ -4,21 +4,20 @@ one invoice per paid checkout and per paid subscription period, and who may see 
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 
 import pytest
 
-from models.ads.months import add_months, month_of
 from models.ads.reservations import Order, reserve
 from models.billing import ensure_payment_customer, start_subscription_checkout
-from models.clock import utcnow
 from models.errors import NotFound
 from models.invoices import TaxLine, consumption_tax, current_issuer, money
 from models.payments import get_provider
 from models.receipts import ad_receipt_url, plan_receipts
 from models.settings import use_settings
-from models.tables import AdCheckout, AdReservation, SubscriptionCheckout, User
-from tests.factories import make_profile, make_upload, make_user
+from models.tables import AdCheckout, AdReservation, Subscription, SubscriptionCheckout, User
+from tests.factories import make_order, make_profile, make_upload, make_user
 from tests.fakes.ad_pages import PAGES
 from web.devtools.local_payments.tables import LocalCheckoutSession, LocalInvoice
 
@@ -64,18 +63,8 @@ def buyer():
 
 
 def ad_order(buyer, months=1) -> Order:
-    _user, profile, image = buyer
-    return Order(
-        slot="search-result-bottom",
-        country="JP",
-        start_month=add_months(month_of(utcnow()), 1),
-        months=months,
-        advertiser_name="山田商店",
-        image_url=image,
-        redirect_url="https://example.jp/shop",
-        consent=True,
-        profile_id=profile.id,
-    )
+    user, profile, image = buyer
+    return make_order(user, profile, months=months, image_url=image)
 
 
 def placed_checkout(buyer, months=1) -> tuple[AdReservation, str]:
@@ -209,3 +198,35 @@ def test_an_ad_checkout_without_an_issuer_asks_for_no_invoice(buyer, settings):
     assert LocalCheckoutSession.get_by_id(session_id).invoice_data == {}
     get_provider().complete(session_id)
     assert LocalInvoice.select().count() == 0
+
+
+def test_the_provider_is_asked_again_only_once_a_new_period_is_billed(monkeypatch):
+    # Given a member's paid plan, its receipts read once
+    user = make_user()
+    subscription_id = subscribe(user)
+    provider = get_provider()
+    asked = []
+    reading = provider.subscription_receipts
+    monkeypatch.setattr(
+        provider,
+        "subscription_receipts",
+        lambda customer: asked.append(customer) or reading(customer),
+    )
+    Subscription.create(
+        id=str(uuid.uuid4()),
+        plan="plus",
+        reference_id=user.id,
+        payment_subscription_id=subscription_id,
+        status="active",
+        period_start=1,
+    )
+    assert len(plan_receipts(user.id)) == 1
+    # When the account page is shown again, nothing is asked of the provider
+    assert len(plan_receipts(user.id)) == 1
+    assert len(asked) == 1
+    # When the next period is paid and its event moves the subscription on
+    provider.end_period(subscription_id)
+    Subscription.update(period_start=2).where(Subscription.reference_id == user.id).execute()
+    # Then the provider is asked again, and the new receipt is listed
+    assert len(plan_receipts(user.id)) == 2
+    assert len(asked) == 2

@@ -14,20 +14,8 @@ from models.payments import (
 )
 from models.payments.stripe_engine import StripeProvider
 from tests.fakes.http import serve
-from tests.fakes.stripe_server import FakeStripe
 
 pytestmark = pytest.mark.database_independent
-
-
-@pytest.fixture
-def fake():
-    return FakeStripe()
-
-
-@pytest.fixture
-def provider(fake):
-    with serve(fake) as url:
-        yield StripeProvider("sk_test_fake", api_base=url)
 
 
 def test_payment_checkout_request_shape(provider, fake):

@@ -35,22 +35,10 @@ from models.invoices import InvoiceRequest, Issuer
 from models.payments import LineItem, PaymentUnavailable
 from models.payments.stripe_engine import StripeProvider
 from tests.fakes.http import serve
-from tests.fakes.stripe_server import FakeStripe
 
 pytestmark = pytest.mark.database_independent
 
 ISSUER = Issuer("subsearch 株式会社", "東京都千代田区千代田1-1", "T1234567890123")
-
-
-@pytest.fixture
-def fake():
-    return FakeStripe()
-
-
-@pytest.fixture
-def provider(fake):
-    with serve(fake) as url:
-        yield StripeProvider("sk_test_fake", api_base=url)
 
 
 def _typed_dict(owner: type, hint: Any) -> Any:

@@ -8,12 +8,12 @@ import re
 import pytest
 
 from models.ads.months import add_months, month_of
-from models.ads.reservations import Order, reserve
+from models.ads.reservations import reserve
 from models.billing import start_subscription_checkout
 from models.clock import utcnow
 from models.payments import PaymentUnavailable, get_provider
 from models.tables import AdCheckout, AdReservation, SubscriptionCheckout
-from tests.factories import make_profile, make_upload, make_user, sign_in
+from tests.factories import make_order, make_profile, make_user, sign_in
 from tests.fakes.ad_pages import PAGES
 from web.devtools.local_payments.engine import LocalProvider
 from web.devtools.local_payments.tables import LocalCheckoutSession, LocalInvoice
@@ -27,17 +27,7 @@ def paid_reservation(user, months=1, registration=None) -> AdReservation:
     profile = make_profile(
         user, business_legal_name="株式会社サンプル広告", invoice_registration_number=registration
     )
-    order = Order(
-        slot="search-result-bottom",
-        country="JP",
-        start_month=NEXT,
-        months=months,
-        advertiser_name="山田商店",
-        image_url=make_upload(user),
-        redirect_url="https://example.jp/shop",
-        consent=True,
-        profile_id=profile.id,
-    )
+    order = make_order(user, profile, months=months)
     reservation = reserve(user.id, order, PAGES).reservation
     session_id = AdCheckout.get_by_id(reservation.id).checkout_session_id
     get_provider().complete(session_id)
@@ -49,18 +39,7 @@ def paid_reservation(user, months=1, registration=None) -> AdReservation:
 
 
 def unpaid_reservation(user) -> AdReservation:
-    profile = make_profile(user)
-    order = Order(
-        slot="search-result-bottom",
-        country="JP",
-        start_month=NEXT,
-        months=1,
-        advertiser_name="山田商店",
-        image_url=make_upload(user),
-        redirect_url="https://example.jp/shop",
-        consent=True,
-        profile_id=profile.id,
-    )
+    order = make_order(user)
     return reserve(user.id, order, PAGES).reservation
 
 
