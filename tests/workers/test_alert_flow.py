@@ -1,5 +1,5 @@
 """Alerts at production shape: members' alerts exist, channels are added at once while a
-worker of 2 processes x 4 threads fetches, indexes and matches; the worker is killed
+worker of 2 processes x 8 threads fetches, indexes and matches; the worker is killed
 mid-way and the index written again (a reindex). Each alert hears of each video that
 says its words once: in the app and in its feed, on SQLite and PostgreSQL alike."""
 
@@ -68,7 +68,7 @@ def test_each_alert_hears_of_each_new_video_once_through_a_killed_worker_and_a_r
     }
     time.sleep(0.01)
     web = start_web(**env)
-    worker = start_worker(processes=2, threads=4, **env)
+    worker = start_worker(processes=2, threads=8, **env)
 
     # When every channel is added at once, and the worker is killed once news arrives
     add_channels_at_once(env, [f"UCalertflow{c:02d}xxxxxxxxxxx"[:24] for c in range(CHANNELS)])
@@ -77,7 +77,7 @@ def test_each_alert_hears_of_each_new_video_once_through_a_killed_worker_and_a_r
     kill(worker)
     # ...a new worker picks up, and the index is written again (a reindex hands every
     # video to the matching again: what the killed worker held is matched anyway)
-    start_worker(processes=2, threads=4, **env)
+    start_worker(processes=2, threads=8, **env)
     assert wait_for(lambda: completed() == videos, timeout=180), completed()
     reindexed = cli(env, "search", "reindex", "--now", timeout=180)
     assert reindexed.returncode == 0, reindexed.stderr
