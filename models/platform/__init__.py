@@ -1,10 +1,10 @@
 """The video platform: one interface (base.py), the `fixture` and `youtube` engines,
-chosen by VIDEO_API_BACKEND."""
+chosen by VIDEO_API_BACKEND (backends.py)."""
 
 from __future__ import annotations
 
-from youtube_transcript_api import YouTubeTranscriptApi
-from youtube_transcript_api.proxies import GenericProxyConfig, ProxyConfig, WebshareProxyConfig
+import importlib
+from typing import TYPE_CHECKING
 
 from models.platform.base import (
     ChannelInfo,
@@ -18,13 +18,16 @@ from models.platform.base import (
     VideoPlatform,
 )
 from models.platform.fixture import FixturePlatform
-from models.platform.quota import QuotaLedger
-from models.platform.youtube import YouTubePlatform
-from models.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from models.platform.backends import get_platform, transcript_proxy
+    from models.platform.quota import QuotaLedger as QuotaLedger
+    from models.platform.youtube import YouTubePlatform as YouTubePlatform
 
 __all__ = [
     "ChannelInfo",
     "Cue",
+    "FixturePlatform",
     "NotFoundOnPlatform",
     "PlatformError",
     "QuotaExceeded",
@@ -33,34 +36,22 @@ __all__ = [
     "VideoInfo",
     "VideoPlatform",
     "get_platform",
+    "transcript_proxy",
 ]
 
-
-def get_platform() -> VideoPlatform:
-    settings = get_settings()
-    if settings.video_api_backend == "youtube":
-        return YouTubePlatform(
-            settings.video_api_key or "",
-            api_base=settings.video_api_base,
-            transcripts=YouTubeTranscriptApi(proxy_config=transcript_proxy(settings)),
-            ledger=QuotaLedger(settings.video_api_daily_units),
-        )
-    return FixturePlatform(settings.video_fixture_dir)
+# The engines and what builds them (the YouTube client, its HTTP library, Redis for the
+# quota, the settings), imported on first use (PEP 562): what only reads the interface's
+# types (a subtitle cue, when the search index cuts segments) loads none of it.
+_LAZY = {
+    "QuotaLedger": "models.platform.quota",
+    "YouTubePlatform": "models.platform.youtube",
+    "get_platform": "models.platform.backends",
+    "transcript_proxy": "models.platform.backends",
+}
 
 
-def transcript_proxy(settings: Settings) -> ProxyConfig | None:
-    """The proxy transcript fetches go through, and they alone (the Data API is not
-    blocked and is not proxied): Webshare's rotating residential proxies, which the
-    library retries through when a fetch is blocked, or any HTTP(S) proxy. Both of
-    GenericProxyConfig's addresses are set: with only http_url the library would fetch
-    youtube.com's https pages directly."""
-    if settings.subtitle_proxy_webshare_username and settings.subtitle_proxy_webshare_password:
-        return WebshareProxyConfig(
-            proxy_username=settings.subtitle_proxy_webshare_username,
-            proxy_password=settings.subtitle_proxy_webshare_password,
-        )
-    if settings.subtitle_proxy_url:
-        return GenericProxyConfig(
-            http_url=settings.subtitle_proxy_url, https_url=settings.subtitle_proxy_url
-        )
-    return None
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -11,12 +11,14 @@ from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from models.search.query import Query, parse_search
+
+if TYPE_CHECKING:
+    # For the vectors' type alone: the interface needs nothing of numpy at run time.
+    import numpy as np
+    import numpy.typing as npt
 
 INDEX_NAME = "subtitles"
 TARGETS = ("description", "subtitle", "title")

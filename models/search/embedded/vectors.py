@@ -28,13 +28,18 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from usearch.index import Index
 
 from models.search.embedded.filters import VideoFilter
 from models.search.embedded.layout import PLACES, VIDEO_SHIFT, bounds
+
+if TYPE_CHECKING:
+    # usearch (with its OpenMP runtime, about 15 MB) is imported where a snapshot is
+    # built or opened: a process that never searches by meaning never loads it.
+    from usearch.index import Index
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +191,8 @@ def snapshot_path(folder: Path, name: str, kind: str) -> Path:
 
 
 def new_index(dims: int) -> Index:
+    from usearch.index import Index  # noqa: PLC0415 (on first use: see the imports)
+
     return Index(
         ndim=dims,
         metric="cos",
@@ -228,6 +235,8 @@ def _updated(
 ) -> dict[str, Index] | None:
     """The previous snapshot brought up to `upto`, or None when it cannot be read or
     too much of it went (a build from scratch is better then)."""
+    from usearch.index import Index  # noqa: PLC0415 (on first use: see the imports)
+
     indexes: dict[str, Index] = {}
     for kind in KINDS:
         path = snapshot_path(folder, previous.snapshot_name, kind)
@@ -380,6 +389,8 @@ class NearestIndex:
         return found
 
     def _open_snapshot(self, name: str, seq: int) -> None:
+        from usearch.index import Index  # noqa: PLC0415 (on first use: see the imports)
+
         opened: dict[str, Index] = {}
         if name:
             try:
