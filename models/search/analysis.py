@@ -26,6 +26,7 @@ below what was written (embedded/scoring.py).
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import threading
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from typing import NamedTuple
 
 from sudachipy.sudachipy import Dictionary, Morpheme, MorphemeList, SplitMode, Tokenizer
 
+from models.search import mapped_pages
 from models.search.readings import KANA, KANJI, katakana, reading_key
 
 WORD_MARK = "\ue000"
@@ -58,7 +60,8 @@ ASCII_LETTER = re.compile(r"[a-z]")
 # What the full-text index's ascii tokenizer cuts tokens at: ASCII that is not a letter or
 # a digit. A word's form never holds one (a form like "t-shirt" becomes "tshirt").
 TOKEN_SEPARATORS = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+")
-# Dictionary words a thread keeps looked up (a few MB); past that it starts again.
+# Dictionary words a thread keeps looked up, in each of its caches (_entries', and
+# index_words' _Known: about 500 bytes a word, measured); past that a cache starts again.
 CACHED_WORDS = 50_000
 BREAK_AT = re.compile(r"[\s。、．，.,!?！？]")
 
@@ -84,9 +87,17 @@ class Words:
         return (self.long,) if self.short is None else (self.long, self.short)
 
 
+# The file Dictionary(dict="core") maps: sudachidict-core's.
+DICTIONARY_FILE = "/sudachidict_core/resources/system.dic"
+
+
 @functools.cache
 def _dictionary() -> Dictionary:
-    return Dictionary(dict="core")
+    dictionary = Dictionary(dict="core")
+    # Loading reads about 75 MB of the mapped file, most of which analysing does not read
+    # again: handed back, a searching process keeps about 110 MB, not 165 (mapped_pages.py).
+    mapped_pages.release(DICTIONARY_FILE)
+    return dictionary
 
 
 @functools.cache
@@ -415,59 +426,135 @@ def index_words(normalized: str) -> tuple[str, str]:
     """The word tokens of a column and its reading tokens: each the long units, then
     STREAM_BREAK and the short units when they differ, each followed by a space; "" for
     text without words (or readings). The index's fast path: no Word objects, no
-    offsets, the text analysed once for both."""
-    long: list[str] = []
-    short: list[str] = []
-    long_read: list[str] = []
-    short_read: list[str] = []
-    inner: list[str] = []
-    split = False
+    offsets, the text analysed once for both, and each column read for all the text's
+    words at once from this thread's _Known words, in C.
+
+    Every token, the last one too, is followed by a space: a scan finds a word by
+    instr(column, mark + form + " ") without building a padded copy of each row."""
+    known: _Known | None = getattr(_local, "known", None)
+    if known is None or len(known.words) > CACHED_WORDS:
+        known = _local.known = _Known()
     tokenizer = _tokenizer()
-    cache: dict[int, _Entry] = _local.__dict__.setdefault("entries", {})
-    if len(cache) > CACHED_WORDS:
-        cache.clear()
-    for _offset, piece in _pieces(normalized):
-        # _entries, inlined: this loop runs for every word the index is built from
-        for morpheme in tokenizer.tokenize(piece):
+    if len(normalized) <= MAX_CHARS:
+        morphemes: MorphemeList | list[Morpheme] = tokenizer.tokenize(normalized)
+    else:
+        morphemes = [m for _, piece in _pieces(normalized) for m in tokenizer.tokenize(piece)]
+    keys = list(map(_WORD_ID, morphemes))
+    learnt: list[int] = []
+    try:
+        # _NOTHING first: an itemgetter of one key would give a value, not a tuple
+        get = operator.itemgetter(_NOTHING, *keys)
+        try:
+            words = "".join(get(known.words))
+        except KeyError:
+            keys, learnt = known.learn(morphemes, keys)
+            get = operator.itemgetter(_NOTHING, *keys)
+            words = "".join(get(known.words))
+        if not words:
+            return "", ""
+        if not known.splitting.isdisjoint(keys):
+            words += STREAM_BREAK + " " + "".join(get(known.short))
+        readings = "".join(get(known.readings))
+        if readings:
+            if not known.read_apart.isdisjoint(keys):
+                readings += STREAM_BREAK + " " + "".join(get(known.short_readings))
+            if not known.read_inside.isdisjoint(keys):
+                readings += INNER_BREAK + " " + "".join(get(known.inner))
+        return words, readings
+    finally:
+        known.forget(learnt)
+
+
+_WORD_ID = Morpheme.word_id
+# The key of no word (word ids are not negative); a text's words unknown to the
+# dictionary are held under the keys below it while it is read (_Known.learn).
+_NOTHING = -1
+
+
+class _Known:
+    """The words a thread has looked up, by word id: each one's share of each column of
+    index_words, a dict a column, so that a column is read for all the words of a text
+    in one call (itemgetter), and the words whose share goes beyond their word token
+    and reading, in sets, so that a text without any skips those columns. Each share is
+    its tokens, each followed by a space ("" for none). A word that is no word (_SKIP)
+    has empty shares."""
+
+    def __init__(self) -> None:
+        # its word token
+        self.words: dict[int, str] = {_NOTHING: ""}
+        # its short units' tokens, its word token when it does not split
+        self.short: dict[int, str] = {_NOTHING: ""}
+        # its reading token
+        self.readings: dict[int, str] = {_NOTHING: ""}
+        # the readings of its short units read apart from it (words with kanji)
+        self.short_readings: dict[int, str] = {_NOTHING: ""}
+        # the readings of the words inside it (_inner)
+        self.inner: dict[int, str] = {_NOTHING: ""}
+        self.splitting: set[int] = set()
+        self.read_apart: set[int] = set()
+        self.read_inside: set[int] = set()
+
+    def learn(
+        self, morphemes: MorphemeList | list[Morpheme], keys: list[int]
+    ) -> tuple[list[int], list[int]]:
+        """Look up the words of `morphemes` (their word ids: `keys`) not known yet. A
+        word unknown to the dictionary has its part of speech's id, so it is never kept:
+        it is held under a key of its own, below _NOTHING, while its text is read. The
+        keys of the text's words, and those to forget once it is read."""
+        found: list[int] = []
+        held: list[int] = []
+        for morpheme, key in zip(morphemes, keys, strict=True):
             if morpheme.is_oov():
-                entry = _entry(morpheme)
-            else:
-                word_id = morpheme.word_id()
-                found = cache.get(word_id)
-                if found is None:
-                    found = cache[word_id] = _entry(morpheme)
-                entry = found
-            if entry is _SKIP:
-                continue
+                key = _NOTHING - 1 - len(held)
+                held.append(key)
+                self._add(key, _entry(morpheme))
+            elif key not in self.words:
+                self._add(key, _entry(morpheme))
+            found.append(key)
+        return found, held
+
+    def forget(self, keys: list[int]) -> None:
+        for key in keys:
+            for shares in (self.words, self.short, self.readings, self.short_readings):
+                del shares[key]
+            del self.inner[key]
+            self.splitting.discard(key)
+            self.read_apart.discard(key)
+            self.read_inside.discard(key)
+
+    def _add(self, key: int, entry: _Entry) -> None:
+        splits = False
+        if entry is _SKIP:
+            word = short = reading = short_readings = inner = ""
+        else:
             _form, token, parts, _reading, within, indexed = entry
-            long.append(token)
-            if indexed:
-                long_read.append(indexed)
-                if within:
-                    inner.extend(found[0] for found in within)
-            if parts is None:
-                short.append(token)
-            else:
-                split = True
-                short.extend(part[1] for part in parts)
+            word = short = token + " "
+            reading = indexed + " " if indexed else ""
+            inner = "".join(found[0] + " " for found in within) if indexed else ""
+            short_readings = ""
+            if parts is not None:
+                splits = True
+                short = "".join(part[1] + " " for part in parts)
                 if indexed[:1] == READING_MARK:
                     # its short units with kanji: words read whole, after the long ones
-                    short_read.extend(part[4] for part in parts if part[4] and part[4] != indexed)
-    readings = _column(long_read, short_read, bool(short_read))
-    if inner:
-        readings += INNER_BREAK + " " + " ".join(inner) + " "
-    return _column(long, short, split), readings
-
-
-def _column(long: list[str], short: list[str], split: bool) -> str:
-    """Tokens as a column holds them: the long units, then (`split`) the short ones."""
-    if not long:
-        return ""
-    if split:
-        long = [*long, STREAM_BREAK, *short]
-    # Every token, the last one too, is followed by a space: a scan finds a word by
-    # instr(column, mark + form + " ") without building a padded copy of each row.
-    return " ".join(long) + " "
+                    short_readings = "".join(
+                        part[4] + " " for part in parts if part[4] and part[4] != indexed
+                    )
+        # a key held before (an unknown word's) may have been in a set it is not now in
+        for found, held in (
+            (splits, self.splitting),
+            (bool(short_readings), self.read_apart),
+            (bool(inner), self.read_inside),
+        ):
+            if found:
+                held.add(key)
+            else:
+                held.discard(key)
+        self.words[key] = word
+        self.short[key] = short
+        self.readings[key] = reading
+        self.short_readings[key] = short_readings
+        self.inner[key] = inner
 
 
 def spoken(text: str) -> str:

@@ -172,13 +172,49 @@ def tokens(text: str) -> list[str]:
     Latin/digit words."""
     if text.isascii():
         return ASCII_WORD.findall(text.lower())
+    return _run_tokens(normalize(text))
+
+
+def joined_tokens(normalized: str) -> str:
+    """ " ".join(tokens(normalized)) for text already through normalize() (the index's
+    columns.py), made without a list of tokens, and without normalising the text a
+    second time where that changes nothing: text that NFKC leaves as it is, as case
+    folding and the long-vowel rule leave their own output. Folding can undo NFKC (ß
+    before a combining accent becomes ss and the accent, which NFKC joins to the second
+    s), so such text is normalised again, as tokens() does."""
+    if normalized.isascii():
+        return " ".join(ASCII_WORD.findall(normalized.lower()))
+    if not unicodedata.is_normalized("NFKC", normalized):
+        normalized = normalize(normalized)
+    # A run's pairs in a row are its first character, each inner one twice around a
+    # space, and its last: 大阪の広告 is 大 + 阪 阪 + の の + 広 広 + 告.
+    return " ".join(
+        cjk[0] + cjk[1:-1].translate(_DOUBLED) + cjk[-1] if len(cjk) > 2 else cjk or word
+        for cjk, word in TOKEN_RUN.findall(normalized)
+    )
+
+
+class _Doubled(dict[int, str]):
+    """A str.translate table writing each character twice around a space, filled as
+    characters are met (at most the CJK characters, a few MB)."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        self[code] = doubled = f"{char} {char}"
+        return doubled
+
+
+_DOUBLED = _Doubled()
+
+
+def _run_tokens(normalized: str) -> list[str]:
     out: list[str] = []
-    for cjk, word in TOKEN_RUN.findall(normalize(text)):
+    for cjk, word in TOKEN_RUN.findall(normalized):
         if cjk:
             if len(cjk) == 1:
                 out.append(cjk)
             else:
-                out.extend(map(str.__add__, cjk[:-1], cjk[1:]))
+                out.extend(map(str.__add__, cjk, cjk[1:]))
         elif word:
             out.append(word)
     return out

@@ -9,7 +9,7 @@ splits the text into tokens itself.
 from __future__ import annotations
 
 from models.search.analysis import index_words
-from models.search.text import normalize, tokens
+from models.search.text import joined_tokens, normalize, tokens
 
 
 def index_text(text: str | None) -> tuple[str, str, str]:
@@ -20,4 +20,4 @@ def index_text(text: str | None) -> tuple[str, str, str]:
     if text.isascii():
         return " ".join(tokens(text)), "", ""
     normalized = normalize(text)
-    return " ".join(tokens(normalized)), *index_words(normalized)
+    return joined_tokens(normalized), *index_words(normalized)
