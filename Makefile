@@ -24,6 +24,8 @@ help: ## List the targets
 TORCH_OPTIONS ?=
 RUN_STAMP := $(VENV)/.run-stamp
 TEST_STAMP := $(VENV)/.test-stamp
+# The C part of the embedded engine (setup.py compiles it into the editable install).
+SCORE_C := models/search/embedded/_score.c
 # pip's own lines are the progress: one per package found, then the install.
 PIP_INSTALL := $(BIN)/pip install --disable-pip-version-check --progress-bar on
 SAY = @printf '\n==> %s\n' 
@@ -32,14 +34,14 @@ $(VENV)/pyvenv.cfg:
 	$(SAY)"Making the virtual environment $(VENV) (a few seconds)"
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): pyproject.toml setup.py | $(VENV)/pyvenv.cfg
+$(RUN_STAMP): pyproject.toml setup.py $(SCORE_C) | $(VENV)/pyvenv.cfg
 	$(SAY)"Installing what running needs (about 640 MB; 20-60 s with pip's cache, longer without)"
 	$(PIP_INSTALL) -e '.[local]'
 	touch $@
 
 # In one pass with what running needs (a second resolve of it costs a fresh clone's
 # `make test` about 20 s), which it then counts as installed too.
-$(TEST_STAMP): pyproject.toml setup.py | $(VENV)/pyvenv.cfg
+$(TEST_STAMP): pyproject.toml setup.py $(SCORE_C) | $(VENV)/pyvenv.cfg
 	$(SAY)"Installing the service, the test tools and the optional embedder (torch, CPU build: about 2.2 GB in all, a minute or two)"
 	$(PIP_INSTALL) 'torch==2.13.0' $(TORCH_OPTIONS)
 	$(PIP_INSTALL) -e '.[local,dev,embeddings]'

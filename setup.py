@@ -13,7 +13,7 @@ from pathlib import Path
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
@@ -63,4 +63,16 @@ class BuildPyWithCatalogs(build_py):
             self.copy_file(str(mo_path), str(target))
 
 
-setup(cmdclass={"build_py": BuildPyWithCatalogs})
+# The embedded engine's document score in C (models/search/embedded/_score.c), against the
+# system's SQLite, the one the standard library's sqlite3 module runs on. Optional: where it
+# cannot be compiled (no compiler, no sqlite3.h) the engine scores in Python, the same
+# figures more slowly (models/search/embedded/scoring.py).
+SCORE = Extension(
+    "models.search.embedded._score",
+    ["models/search/embedded/_score.c"],
+    libraries=["sqlite3"],
+    extra_compile_args=["-O2"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithCatalogs}, ext_modules=[SCORE])

@@ -11,9 +11,15 @@ exclusions and stay subsets of fts_match.
 
 from __future__ import annotations
 
+import re
+
 from models.search.text import Term
 
 Groups = tuple[tuple[Term, ...], ...]
+# An expression's parts as FTS5 reads them: a quoted phrase (its quotes doubled inside)
+# with a prefix's star, a column filter, or a bare token (a channel's scope).
+_PARTS = re.compile(r'"((?:[^"]|"")*)"(\s*\*)?|\{[^}]*\}|[^\s(){}:*^+"]+')
+_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 
 
 def _phrase(tokens: tuple[str, ...], prefix: bool = False) -> str:
@@ -152,3 +158,15 @@ def fts_written_match(
         _any([term_match(term, columns, word_columns) for term in group]) for group in groups
     )
     return _excluding(positive, excluded, columns, word_columns, reading_columns)
+
+
+def phrases(expression: str) -> list[tuple[str, bool]]:
+    """The phrases of an expression made here, numbered as FTS5 numbers them (in the
+    order they stand): each as its tokens joined by spaces, and whether it is a prefix."""
+    found = []
+    for part in _PARTS.finditer(expression):
+        if part.group(1) is not None:
+            found.append((part.group(1).replace('""', '"'), bool(part.group(2))))
+        elif part.group(0)[0] != "{" and part.group(0) not in _OPERATORS:
+            found.append((part.group(0), False))
+    return found

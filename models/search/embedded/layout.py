@@ -32,11 +32,24 @@ from models.search.embedded.columns import index_text
 # 7: documents' vectors for search by meaning (vectors.py).
 # 8: the videos' length and subtitles' kind and language, which the query's filters read.
 # 9: the readings of Japanese words (analysis.py), in columns of their own.
-LAYOUT_VERSION = 9
+# 10: the video documents' token columns also in `video_fts`, searched by title alone.
+LAYOUT_VERSION = 10
 # Every table any version created: dropped when the layout changes.
-TABLES = ("documents_fts", "documents", "segments", "videos", "vectors", "vector_state")
+TABLES = (
+    "documents_fts",
+    "video_fts",
+    "documents",
+    "segments",
+    "videos",
+    "vectors",
+    "vector_state",
+)
 # The tables of the current layout that hold documents.
-DATA_TABLES = ("documents_fts", "segments", "videos", "vectors", "vector_state")
+DATA_TABLES = ("documents_fts", "video_fts", "segments", "videos", "vectors", "vector_state")
+# The full-text tables: every document's, and the video documents' alone (the same
+# columns and rowids), where a title or description match is found without walking
+# every segment that holds the same words (matching.py, the titles' candidates).
+FTS_TABLES = ("documents_fts", "video_fts")
 VIDEO_SHIFT = 20
 PLACES = (1 << VIDEO_SHIFT) - 1
 # The full-text columns, in order. bm25 weighs them as the table's default rank: a title
@@ -119,6 +132,11 @@ SCHEMA = [
     "INSERT INTO documents_fts (documents_fts, rank) VALUES ('rank', 'bm25("
     + ", ".join(str(FTS_WEIGHTS[column]) for column in FTS_COLUMNS)
     + ")')",
+    f"""
+    CREATE VIRTUAL TABLE IF NOT EXISTS video_fts USING fts5(
+        {", ".join(FTS_COLUMNS)}, tokenize = 'ascii'
+    )
+    """,
     # Vectors: one per document that has one (vectors.py), and their state.
     (
         "CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
@@ -244,10 +262,17 @@ def write_video(conn: sqlite3.Connection, video_id: str, documents: list[Documen
         ),
     )
     rows: Iterable[tuple[object, ...]] = (
-        (base + place, *_columns(doc.text, "", ""), scope) for place, doc in enumerate(subtitles, 1)
+        (base + place, *_segment_columns(doc.text), scope) for place, doc in enumerate(subtitles, 1)
     )
     if meta is not None:
-        rows = [(base, *_columns("", meta.title, meta.description), scope), *rows]
+        video_row = (base, *_columns("", meta.title, meta.description), scope)
+        rows = [video_row, *rows]
+        conn.execute(
+            "INSERT INTO video_fts (rowid, text, title, description, text_words, title_words,"
+            " description_words, text_reading, title_reading, description_reading, scope)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            video_row,
+        )
     conn.executemany(
         "INSERT INTO documents_fts (rowid, text, title, description, text_words, title_words,"
         " description_words, text_reading, title_reading, description_reading, scope)"
@@ -281,6 +306,13 @@ def _columns(text: str | None, title: str | None, description: str | None) -> tu
     return (*pairs, *words, *readings)
 
 
+def _segment_columns(text: str | None) -> tuple[str, ...]:
+    """_columns(text, "", "") for a segment, which has neither title nor description: the
+    build's most frequent call, made without analysing two empty fields."""
+    pairs, words, readings = index_text(text)
+    return pairs, "", "", words, "", "", readings, "", ""
+
+
 # What a change on the platform may update on a video's documents: the title shown on
 # each (`video_title`) and the title its video document is found by (`title`).
 VIDEO_FIELDS = frozenset({"video_title", "title"})
@@ -299,11 +331,11 @@ def update_video(conn: sqlite3.Connection, video_id: str, values: Mapping[str, o
     key, documents, title = found
     if "title" in values:
         # Only a video document is found by its title (rowid: the video's first place).
-        conn.execute(
-            "UPDATE documents_fts SET title = ?, title_words = ?, title_reading = ?"
-            " WHERE rowid = ?",
-            (*index_text(title), bounds(key)[0]),
-        )
+        for table in FTS_TABLES:
+            conn.execute(
+                f"UPDATE {table} SET title = ?, title_words = ?, title_reading = ? WHERE rowid = ?",
+                (*index_text(title), bounds(key)[0]),
+            )
     return int(documents)
 
 
@@ -312,6 +344,7 @@ def delete_video(conn: sqlite3.Connection, video_id: str, *, keep: bool = False)
     reused, and the vectors are compared with the new ones: vectors.write)."""
     for (key,) in conn.execute("SELECT key FROM videos WHERE video_id = ?", (video_id,)):
         conn.execute("DELETE FROM documents_fts WHERE rowid BETWEEN ? AND ?", bounds(key))
+        conn.execute("DELETE FROM video_fts WHERE rowid = ?", bounds(key)[:1])
         conn.execute("DELETE FROM segments WHERE rowid BETWEEN ? AND ?", bounds(key))
         if not keep:
             conn.execute("DELETE FROM vectors WHERE rowid BETWEEN ? AND ?", bounds(key))
@@ -372,8 +405,8 @@ MERGE_PAGES = 2000
 
 
 def merge_step(conn: sqlite3.Connection) -> bool:
-    """Merge some of the full-text index's segments (at most MERGE_PAGES pages), in the
-    caller's transaction; False when there was nothing left to merge.
+    """Merge some of the full-text tables' segments (at most MERGE_PAGES pages each), in
+    the caller's transaction; False when there was nothing left to merge.
 
     Each write of a video adds a small segment, and FTS5 merges them only four at a time
     on one level, so an index written video by video holds many: every lookup reads each
@@ -382,11 +415,12 @@ def merge_step(conn: sqlite3.Connection) -> bool:
     merges across levels, so steps repeated bring the index to one segment, as
     'optimize' does, a little at a time (FTS5's docs: the 'merge' command; fewer than two
     rows changed means no work was left)."""
-    before = conn.total_changes
-    conn.execute(
-        "INSERT INTO documents_fts (documents_fts, rank) VALUES ('merge', ?)", (-MERGE_PAGES,)
-    )
-    return conn.total_changes - before >= 2
+    merged = False
+    for table in FTS_TABLES:
+        before = conn.total_changes
+        conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('merge', ?)", (-MERGE_PAGES,))
+        merged |= conn.total_changes - before >= 2
+    return merged
 
 
 def token_averages(conn: sqlite3.Connection) -> float:
@@ -455,12 +489,12 @@ def inventory(conn: sqlite3.Connection) -> list[IndexedVideo]:
 def prune_orphans(conn: sqlite3.Connection) -> int:
     """Remove documents whose video row is gone (a row deleted by hand), in the caller's
     transaction; how many."""
-    removed = 0
-    for table, column in (("segments", "rowid"), ("documents_fts", "rowid"), ("vectors", "rowid")):
-        removed += conn.execute(
-            f"DELETE FROM {table} WHERE {column} >> {VIDEO_SHIFT} NOT IN (SELECT key FROM videos)"
-        ).rowcount
-    return removed
+    orphan = f"rowid >> {VIDEO_SHIFT} NOT IN (SELECT key FROM videos)"
+    conn.execute(f"DELETE FROM video_fts WHERE {orphan}")  # documents_fts's again
+    return sum(
+        conn.execute(f"DELETE FROM {table} WHERE {orphan}").rowcount
+        for table in ("segments", "documents_fts", "vectors")
+    )
 
 
 def count_documents(conn: sqlite3.Connection) -> int:

@@ -11,7 +11,7 @@ videos in that order and read each one's matches, so a page stops when it is ful
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from models.search.embedded import layout
 from models.search.embedded.filters import VideoFilter
@@ -20,6 +20,7 @@ from models.search.embedded.fts import (
     fts_pairs_match,
     fts_words_match,
     fts_written_match,
+    phrases,
 )
 from models.search.embedded.layout import (
     READING_COLUMNS,
@@ -29,7 +30,13 @@ from models.search.embedded.layout import (
     scope_token,
     video_key,
 )
-from models.search.embedded.scoring import Scorer
+from models.search.embedded.scoring import (
+    IN_SQLITE,
+    WORD_BONUS,
+    WRITTEN_FLOOR,
+    Scorer,
+    scores_in_sqlite,
+)
 from models.search.query import Query
 from models.search.text import Term, join_texts, make_term
 
@@ -104,18 +111,31 @@ class Matching:
             if meta_columns and len(meta_columns) < len(columns)
             else None
         )
+        # A query of one term: a document holding it as words scores WORD_BONUS or more,
+        # any other less (candidates()).
+        self.one_term = len(query.terms) == 1
         group_of = [number for number, group in enumerate(query.groups) for _ in group]
         self.scorer = Scorer(
             query.terms, columns, phrase, layout.token_averages(conn), groups=group_of
         )
         # The query's filters, checked on each match's video row (filters.py).
         self.passing = passing
-        self.join = f" CROSS JOIN videos v ON v.key = {ROWID} >> {VIDEO_SHIFT}" if passing else ""
+        # A format: the full-text table read ({table}) goes in.
+        join = f" CROSS JOIN videos v ON v.key = {{table}}.rowid >> {VIDEO_SHIFT}"
+        self.join = join if passing else ""
         self.where = f" AND {passing.condition}" if passing else ""
         self.filter_params: tuple[object, ...] = passing.params if passing else ()
-        # The token columns of the documents scored, by rowid: results by video read from
-        # them which fields of a video document match and where a moment's words are
-        # (videos.py), not by analysing the text again.
+        # The scorer's plan for the C scorer in SQLite (scoring.py), None where documents
+        # are scored in Python.
+        self.plan = self.scorer.plan_text() if IN_SQLITE else None
+        # And the phrases of `match` the FTS5 ranking function reads (None: the latest
+        # matches are scored apart, by the plan or in Python).
+        self.ranking = (
+            self.scorer.phrase_numbers(phrases(self.match)) if self.plan is not None else None
+        )
+        # The token columns read, by rowid: results by video read from them which fields
+        # of a video document match and where a moment's words are (videos.py), not by
+        # analysing the text again. Scored in SQLite, only the page's are read.
         self.columns_read: dict[int, tuple[str, ...]] = {}
         # The scores given so far, by rowid: a video's moments rank segments the page's
         # ranking scored already (embedded/moments.py).
@@ -124,6 +144,8 @@ class Matching:
         # order held them all: a page's moments are made from them without reading them
         # again (embedded/moments.py).
         self.complete: dict[int, list[int]] = {}
+        # The latest matches candidates() read, latest first (the count goes by them).
+        self.latest: list[int] | None = None
 
     # -- counts -------------------------------------------------------------------------
 
@@ -133,22 +155,28 @@ class Matching:
         return counted
 
     def matches(
-        self, columns: str, tail: str = "", match: str | None = None
+        self, columns: str, tail: str = "", match: str | None = None, table: str = "documents_fts"
     ) -> tuple[str, list[object]]:
-        """A statement reading the documents of `match` (the query's by default) whose
-        video passes the filters, and its parameters (`tail`'s go after them)."""
+        """A statement reading the documents of `match` (the query's by default) in a
+        full-text `table` whose video passes the filters, and its parameters (`tail`'s go
+        after them)."""
+        join = self.join.format(table=table)
         return (
-            (
-                f"SELECT {columns} FROM documents_fts{self.join}"
-                f" WHERE documents_fts MATCH ?{self.where}{tail}"
-            ),
+            f"SELECT {columns} FROM {table}{join} WHERE {table} MATCH ?{self.where}{tail}",
             [match or self.match, *self.filter_params],
         )
 
     def videos(self, cap: int) -> int:
-        """How many videos match, exact up to `cap`, `cap` + 1 beyond."""
-        # Filtered, the pairs would be read to the end as often as not: only the query.
-        for match in (self.pairs, self.match) if self.passing is None else (self.match,):
+        """How many videos match, exact up to `cap`, `cap` + 1 beyond.
+
+        Where candidates() read every match, their videos. Else the count goes by the
+        terms' pairs first, which settle a count past the cap at half the cost of the
+        query, unless the latest matches show too few videos for that (a phrase, whose
+        pairs would be read to the end before the query is): then by the query alone."""
+        if self.latest is not None and len(self.latest) < RANKED:
+            return len({video_key(rowid) for rowid in self.latest})
+        counts = (self.pairs, self.match) if self._many_videos(cap) else (self.match,)
+        for match in counts:
             if match is None:
                 continue
             sql, params = self.matches(f"DISTINCT {ROWID} >> {VIDEO_SHIFT}", " LIMIT ?", match)
@@ -158,6 +186,20 @@ class Matching:
             if counted > cap:
                 return counted  # past the cap by its pairs alone: no need for the rest
         return counted
+
+    def _many_videos(self, cap: int) -> bool:
+        """Whether more than `cap` videos may match, by the share of the videos the latest
+        matches span that hold one, times every video indexed (more than there are, where
+        videos were deleted: then the pairs go first, as without the estimate). Filtered,
+        the pairs would be read to the end as often as not: never."""
+        if self.passing is not None:
+            return False
+        if not self.latest:
+            return True
+        newest, oldest = video_key(self.latest[0]), video_key(self.latest[-1])
+        held = len({video_key(rowid) for rowid in self.latest})
+        indexed = self.conn.execute("SELECT max(key) FROM videos").fetchone()[0] or 0
+        return held * indexed > cap * (newest - oldest + 1)
 
     def in_video_sql(self) -> tuple[str, list[object]]:
         """A condition on a video row `v`: the video holds a match. By its pairs first,
@@ -206,29 +248,88 @@ class Matching:
 
     def candidates(self) -> list[int]:
         """The rowids relevance scores (each of the phrase's and the titles' is one of the
-        matches too, so a rowid comes once)."""
-        # The matches themselves are read apart: the videos they hold whole are noted.
-        sql, params = self.matches(ROWID, f" ORDER BY {ROWID} DESC LIMIT {RANKED}")
-        latest = [row[0] for row in self.conn.execute(sql, params)]
+        matches too, so a rowid comes once).
+
+        The latest matches are read and scored first. When they are all the matches, or
+        when their scores show that the newest of a narrower list are they (every one of
+        them found as written, or as words for a query of one term), that list is not
+        read: the answer is the same, and a phrase of common words costs a read of its
+        matches less for each list left out."""
+        # The matches themselves are read apart (and scored as they are read, where the
+        # ranking function can): the videos they hold whole are noted.
+        tail = f" ORDER BY {ROWID} DESC LIMIT {RANKED}"
+        if self.ranking is not None:
+            sql, params = self.matches(f"{ROWID}, subsearch_rank(documents_fts, ?, ?)", tail)
+            ranked = self.conn.execute(sql, [self.plan, self.ranking, *params]).fetchall()
+            self.scored.update((row[0], row[1]) for row in ranked)
+            latest = [row[0] for row in ranked]
+        else:
+            sql, params = self.matches(ROWID, tail)
+            latest = [row[0] for row in self.conn.execute(sql, params)]
         self._held_whole(latest, RANKED)
+        self.latest = latest
+        if len(latest) < RANKED:
+            return sorted(latest)  # every match: each narrower list is among them
+        scored = self.scores(latest).values()
+        written = self.written
+        if written is not None and min(scored) >= WRITTEN_FLOOR:
+            written = None
+        words = self.words
+        if words is not None and self.one_term and min(scored) >= WORD_BONUS:
+            words = None
         parts, params = [], []
-        shares = ((self.written, 1), (self.words, 1), (self.phrase, 2), (self.meta, 4))
-        for match, share in shares:
-            if match is not None:
-                tail = f" ORDER BY {ROWID} DESC LIMIT {RANKED // share}"
-                sql, found = self.matches(f"{ROWID} AS rowid", tail, match)
-                parts.append(f"SELECT rowid FROM ({sql})")
-                params.extend(found)
-        others = self.conn.execute(" UNION ".join(parts), params) if parts else []
+        # The titles' and descriptions' from the video documents' own table: a title
+        # match is found without walking every segment that says the same words.
+        lists = (
+            (written, RANKED, "documents_fts"),
+            (words, RANKED, "documents_fts"),
+            (self.phrase, RANKED // 2, "documents_fts"),
+            (self.meta, RANKED // 4, "video_fts"),
+        )
+        for match, limit, table in lists:
+            if match is None:
+                continue
+            # Scored as they are read, where the ranking function can (the query has
+            # no phrase of all its words): a document needing a phrase the list's
+            # expression lacks is scored from its columns.
+            ranking = self.scorer.phrase_numbers(phrases(match)) if self.ranking else None
+            score = f"subsearch_rank({table}, ?, ?)" if ranking else "NULL"
+            sql, found = self.matches(
+                f"{table}.rowid AS rowid, {score} AS score",
+                f" ORDER BY {table}.rowid DESC LIMIT {limit}",
+                match,
+                table,
+            )
+            parts.append(f"SELECT rowid, score FROM ({sql})")
+            params.extend([self.plan, ranking, *found] if ranking else found)
+        others = self.conn.execute(" UNION ".join(parts), params).fetchall() if parts else []
+        self.scored.update((row[0], row[1]) for row in others if row[1] is not None)
         return sorted({*latest, *(row[0] for row in others)})
 
     def scores(self, rowids: list[int]) -> dict[int, float]:
-        """Each document's score (scoring.py), higher is better."""
-        columns = layout.token_columns(self.conn, rowids)
-        self.columns_read.update(columns)
-        scores = {rowid: self.scorer.score(found) for rowid, found in columns.items()}
-        self.scored.update(scores)
-        return scores
+        """Each document's score (scoring.py), higher is better, each computed once a
+        search: in SQLite by the C scorer, the documents' columns never read into
+        Python; else from their columns here (kept for the page's hits)."""
+        missing = [rowid for rowid in rowids if rowid not in self.scored]
+        if not missing:
+            pass
+        elif self.plan is not None:
+            self.scored.update(scores_in_sqlite(self.conn, self.plan, missing))
+        else:
+            columns = layout.token_columns(self.conn, missing)
+            self.columns_read.update(columns)
+            scorer = self.scorer
+            self.scored.update((rowid, scorer.score(found)) for rowid, found in columns.items())
+        return {rowid: self.scored[rowid] for rowid in rowids if rowid in self.scored}
+
+    def token_columns(self, rowids: Iterable[int]) -> dict[int, tuple[str, ...]]:
+        """The token columns of the documents at `rowids` (those that exist), each read
+        once a search: the page's video documents and moments, for their fields and
+        highlights."""
+        missing = [rowid for rowid in rowids if rowid not in self.columns_read]
+        if missing:
+            self.columns_read.update(layout.token_columns(self.conn, missing))
+        return self.columns_read
 
     def best_first(
         self, scores: Mapping[int, float], video_of: Callable[[int], int], count: int

@@ -24,7 +24,12 @@ scores stay below every match of the tier above, a video's title and moment adde
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import importlib
+import sqlite3
+import struct
+import sys
+from collections.abc import Iterable, Sequence
+from types import ModuleType
 
 from models.search.analysis import INNER_BREAK
 from models.search.embedded.layout import (
@@ -51,6 +56,27 @@ PAIR_PHRASE_BONUS = 5.0
 # would if the readings were written (the module's note).
 READING_SCALE = 1e-8
 ROMAJI_SCALE = 1e-16
+# Every match as written scores at least this (one occurrence in a description 12,000
+# times the average length would score less), every match by reading less (2,000 times
+# READING_SCALE): matching.Matching.candidates tells them apart by it.
+WRITTEN_FLOOR = 1e-4
+# What the C scorer (_score.c) holds for one query: a plan with more is scored in Python.
+C_TERMS = 64
+C_NEEDLES = 64
+
+try:  # compiled by setup.py where a compiler and sqlite3.h are at hand
+    # By name: the import graph (grimp) cannot see a compiled module, and would take
+    # this for an import of the package itself, which imports this module.
+    _score: ModuleType | None = importlib.import_module("models.search.embedded._score")
+except ImportError:  # pragma: no cover - the build without a compiler
+    _score = None
+# Whether documents are scored in SQLite: the C scorer was compiled, and this Python's
+# sqlite3.Connection is laid out as _score.c reads it (CPython 3.8 to 3.14).
+IN_SQLITE = (
+    _score is not None
+    and sys.implementation.name == "cpython"
+    and (3, 8) <= sys.version_info[:2] <= (3, 14)
+)
 
 
 class Scorer:
@@ -66,6 +92,7 @@ class Scorer:
         idf: Sequence[float] | None = None,
         groups: Sequence[int] | None = None,
     ) -> None:
+        self.terms = terms
         weights = list(idf) if idf is not None else [1.0] * len(terms)
         # The group (of an OR) of each term, by number: a match by reading scales a
         # document down only when nothing of that group was found as written.
@@ -109,6 +136,87 @@ class Scorer:
         # bm25's length normalisation, k1 * (1 - b + b * length / average), as a + b * length
         self.norm_base = K1 * (1 - B)
         self.norm_per_token = K1 * B / (average_length or 1.0)
+
+    def plan_text(self) -> str | None:
+        """This scorer as the C scorer's plan (_score.c reads it field by field): a number
+        is its double's 64 bits in hexadecimal and ";" (_number), a text its length in
+        UTF-8 bytes, ":" and itself, a needle a text and whether it may overlap itself, a
+        list its length and its items. None when the C scorer cannot take it (more terms
+        or needles than it holds)."""
+        lists = [words for _, words, _ in self.needles]
+        lists += [readings for readings, _ in self.reading_needles] + self.spelling_needles
+        if self.phrase is not None:
+            lists += [self.phrase[1], self.phrase_readings]
+        if len(self.plan) > C_TERMS or any(len(found) > C_NEEDLES for found in lists):
+            return None
+        parts: list[str] = []
+
+        def number(value: float) -> None:
+            parts.append(_number(value))
+
+        def text(value: str) -> None:
+            parts.append(f"{len(value.encode())}:{value}")
+
+        def needle(value: str) -> None:
+            text(value)
+            number(_overlaps_itself(value))
+
+        def needles(values: Sequence[str]) -> None:
+            number(len(values))
+            for value in values:
+                needle(value)
+
+        def columns(weights: list[tuple[int, float]]) -> None:
+            number(len(weights))
+            for column, weight in weights:
+                number(column)
+                number(weight)
+
+        for value in (self.norm_base, self.norm_per_token, K1, WORD_BONUS, PHRASE_BONUS):
+            number(value)
+        number(PAIR_PHRASE_BONUS)
+        text(INNER_BREAK)
+        number(len(LENGTH_COLUMNS))
+        for column in LENGTH_COLUMNS:
+            number(column)
+        columns(self.weights)
+        columns(self.word_weights)
+        columns(self.reading_weights)
+        number(self.any_words)
+        number(len(self.plan))
+        for group, pairs, words, weight, readings, scale, spellings in self.plan:
+            number(group)
+            needle(pairs)
+            needles(words)
+            number(weight)
+            needles(readings)
+            number(scale)
+            needles(spellings)
+        number(self.phrase is not None)
+        if self.phrase is not None:
+            needle(self.phrase[0])
+            needles(self.phrase[1])
+            needles(self.phrase_readings)
+        return "".join(parts)
+
+    def phrase_numbers(self, phrases: Sequence[tuple[str, bool]]) -> str | None:
+        """For the FTS5 ranking function (_score.c subsearch_rank): the number of each
+        term's pairs' phrase in a MATCH expression whose `phrases` (fts.phrases) these
+        are, and of its word runs' phrases, the first of each, plus one (0: not in the
+        expression; the function then reads the document's columns). None when the
+        query has the phrase of all its words, which no expression holds."""
+        if self.phrase is not None:
+            return None
+        first: dict[tuple[str, bool], int] = {}
+        for number, phrase in enumerate(phrases):
+            first.setdefault(phrase, number + 1)
+        parts = [_number(len(self.terms))]
+        for term in self.terms:
+            runs = [first.get((" ".join(run), False), 0) for run in term.words]
+            parts.append(_number(first.get((" ".join(term.tokens), term.prefix), 0)))
+            parts.append(_number(len(runs)))
+            parts.extend(_number(run) for run in runs)
+        return "".join(parts)
 
     def score(self, columns: Sequence[str]) -> float:
         """The score of a document from its token columns (in FTS_COLUMNS order), higher
@@ -206,6 +314,11 @@ class Scorer:
         )
 
 
+def _number(value: float) -> str:
+    """A number as the C scorer reads it: its double's bits in hexadecimal, then ";"."""
+    return f"{struct.unpack('<Q', struct.pack('<d', float(value)))[0]:x};"
+
+
 def _padded(columns: Sequence[str], weights: list[tuple[int, float]]) -> list[tuple[str, float]]:
     """The non-empty columns at the places of `weights`, each space doubled and the whole
     wrapped in spaces (see Scorer.parts), with their weights."""
@@ -259,3 +372,29 @@ def _overlaps_itself(needle: str) -> bool:
         for start in range(1, len(needle) - 1)
         if needle[start] == " " and needle[start - 1] == " "
     )
+
+
+def register(conn: sqlite3.Connection) -> None:
+    """Add the C scorer (subsearch_score) to a connection the engine opened, where
+    IN_SQLITE (elsewhere every score is computed in Python: the same figures)."""
+    if IN_SQLITE and _score is not None:
+        _score.register(conn)
+
+
+def scores_in_sqlite(
+    conn: sqlite3.Connection, plan: str, rowids: Iterable[int]
+) -> dict[int, float]:
+    """The scores of the documents at `rowids` (those that exist), computed by the C
+    scorer from their token columns where they are stored: none of them is read into
+    Python. The rowids are written into the statement (integers: nothing to escape; a
+    list of literals is the quickest IN for a few hundred keys)."""
+    listed = ",".join(str(int(rowid)) for rowid in rowids)
+    columns = ", ".join(f"c{n}" for n in range(len(FTS_COLUMNS)))
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    found = cursor.execute(
+        f"SELECT id, subsearch_score(?, {columns}) FROM documents_fts_content"
+        f" WHERE id IN ({listed})",
+        (plan,),
+    )
+    return dict(found.fetchall())
