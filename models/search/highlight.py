@@ -18,7 +18,15 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from models.search.analysis import STREAM_BREAK, WORD_MARK, find_readings, find_words
-from models.search.text import CJK_RUN, WORD_CHAR, Term, normalize, normalized_with_map
+from models.search.text import (
+    CJK_RUN,
+    UNSTABLE_RUN,
+    WORD_CHAR,
+    Origin,
+    Term,
+    normalize,
+    normalized_with_map,
+)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -62,6 +70,141 @@ class Indexed(NamedTuple):
     readings: str
 
 
+class _Lookups(NamedTuple):
+    """What match_spans looks for of one term, worked out once for all the texts a page
+    highlights: the runs of its words and of its readings as they stand in a padded token
+    column (_padded), whether it is one word written as its form, its words' forms and
+    readings' keys for the analyser, and its other spellings as characters."""
+
+    term: Term
+    word_needles: tuple[str, ...]
+    one_form: bool
+    forms: tuple[tuple[str, ...], ...]
+    reading_needles: tuple[str, ...]
+    reading_keys: tuple[tuple[str, ...], ...]
+    spelt: tuple[str, ...]
+
+
+# Each term's lookups by the term itself (its identity: terms are made once and kept,
+# text.make_term), so that a caller highlighting text by text works them out once too.
+_KEPT: dict[int, tuple[Term, _Lookups]] = {}
+KEPT_TERMS = 4096
+
+
+def _lookups_of(term: Term) -> _Lookups:
+    kept = _KEPT.get(id(term))
+    if kept is not None and kept[0] is term:
+        return kept[1]
+    if len(_KEPT) >= KEPT_TERMS:
+        _KEPT.clear()
+    found = _lookups(term)
+    _KEPT[id(term)] = (term, found)  # the term kept with them: its id is not reused
+    return found
+
+
+def _lookups(term: Term) -> _Lookups:
+    first = term.words[0] if term.words else ()
+    return _Lookups(
+        term=term,
+        word_needles=tuple(_needle(run) for run in term.words),
+        one_form=len(first) == 1 and first[0][len(WORD_MARK) :] == term.text,
+        forms=term.forms,
+        reading_needles=tuple(_needle(run) for run in term.reading_tokens),
+        reading_keys=term.reading_keys,
+        spelt=tuple("".join(_spelt(spelt)) for spelt in term.spellings),
+    )
+
+
+def _needle(run: tuple[str, ...]) -> str:
+    """A run of tokens as it stands in a padded column (_padded): each token between
+    spaces of its own, so a token is never found inside a longer one."""
+    return " " + "  ".join(run) + " "
+
+
+def _padded(column: str) -> str:
+    return " " + column.replace(" ", "  ") + " "
+
+
+class Marker:
+    """Where a search's terms are in the texts of its page: match_spans and highlight for
+    one list of terms, what they look for worked out once (a page highlights dozens of
+    texts for the same terms)."""
+
+    def __init__(self, terms: list[Term]) -> None:
+        self.terms = terms
+        self.lookups = [_lookups_of(term) for term in terms]
+
+    def highlight(self, text: str, indexed: Indexed | None = None) -> str:
+        """`text` HTML-escaped, with <mark> around every match (`indexed`: match_spans)."""
+        spans = self.match_spans(text, indexed)
+        if not spans:
+            return html.escape(text)
+        out, cursor = [], 0
+        for start, end in spans:
+            out.append(html.escape(text[cursor:start]))
+            out.append("<mark>" + html.escape(text[start:end]) + "</mark>")
+            cursor = end
+        out.append(html.escape(text[cursor:]))
+        return "".join(out)
+
+    def match_spans(self, text: str, indexed: Indexed | None = None) -> list[tuple[int, int]]:
+        """match_spans (below) for this search's terms."""
+        normalized, where = _normalized(text)
+        # Each term's matches as characters: the spans of a term without words found as
+        # words, and what tells whether its characters are its words (_chars_suffice).
+        written = [list(_term_matches(normalized, lookup.term)) for lookup in self.lookups]
+        words_column = _padded(indexed.words) if indexed is not None else None
+        worded = [
+            lookup
+            for lookup, chars in zip(self.lookups, written, strict=True)
+            if lookup.term.words and not _chars_suffice(lookup, chars, words_column)
+        ]
+        words = dict(
+            zip(
+                [lookup.term for lookup in worded],
+                find_words(normalized, [lookup.forms for lookup in worded]),
+                strict=True,
+            )
+        )
+        readings_column = _padded(indexed.readings) if indexed is not None else None
+        read = [
+            lookup
+            for lookup in self.lookups
+            if lookup.term.readings and _may_read(lookup, normalized, readings_column)
+        ]
+        readings = find_readings(normalized, [lookup.reading_keys for lookup in read])
+        spans = []
+        found = [
+            words.get(lookup.term) or chars
+            for lookup, chars in zip(self.lookups, written, strict=True)
+        ]
+        for run in [*found, *readings]:
+            for start, end in run:
+                if end <= start:
+                    continue
+                if where is None:
+                    spans.append((start, end))
+                else:
+                    spans.append((where[start][0], where[end - 1][1]))
+        spans.sort()
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return merged
+
+
+def _normalized(text: str) -> tuple[str, list[Origin] | None]:
+    """normalize(text) and where each of its characters comes from
+    (text.normalized_with_map); None for text that maps back one for one (nothing
+    text.UNSTABLE_RUN finds: most subtitles), whose map need not be built."""
+    if UNSTABLE_RUN.search(text) is None:
+        return normalize(text), None
+    return normalized_with_map(text)
+
+
 def match_spans(
     text: str, terms: list[Term], indexed: Indexed | None = None
 ) -> list[tuple[int, int]]:
@@ -72,42 +215,19 @@ def match_spans(
     `indexed`: the text's token columns in the index, when the caller read them; they tell
     when the characters are the words without analysing the text again (_chars_suffice),
     and whether the text reads as a term at all (_may_read)."""
-    normalized, where = normalized_with_map(text)
-    words_column = indexed.words if indexed is not None else None
-    worded = [
-        term for term in terms if term.words and not _chars_suffice(term, normalized, words_column)
-    ]
-    words = dict(zip(worded, find_words(normalized, [t.forms for t in worded]), strict=True))
-    read = [term for term in terms if term.readings and _may_read(term, normalized, indexed)]
-    readings = find_readings(normalized, [term.reading_keys for term in read])
-    spans = []
-    found: list[list[tuple[int, int]]] = [
-        [*(words.get(term) or _term_matches(normalized, term))] for term in terms
-    ]
-    for run in [*found, *readings]:
-        for start, end in run:
-            if end > start:
-                spans.append((where[start][0], where[end - 1][1]))
-    spans.sort()
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
+    return Marker(terms).match_spans(text, indexed)
 
 
-def _may_read(term: Term, normalized: str, indexed: Indexed | None) -> bool:
+def _may_read(lookup: _Lookups, normalized: str, padded: str | None) -> bool:
     """Whether the text may hold a word that reads as the term, so that it is worth
-    analysing: its reading column holds one of the term's readings; without the column,
-    it is not plain ASCII (English text never reads as a Japanese word)."""
-    if indexed is None:
+    analysing: its reading column (`padded`: _padded) holds one of the term's readings;
+    without the column, it is not plain ASCII (English text never reads as a Japanese
+    word)."""
+    if padded is None:
         return not normalized.isascii()
-    padded = " " + indexed.readings.replace(" ", "  ") + " "
-    if any((" " + "  ".join(run) + " ") in padded for run in term.reading_tokens):
+    if any(needle in padded for needle in lookup.reading_needles):
         return True
-    return any("".join(_spelt(spelt)) in normalized for spelt in term.spellings)
+    return any(spelt in normalized for spelt in lookup.spelt)
 
 
 def _spelt(pairs: tuple[str, ...]) -> list[str]:
@@ -115,22 +235,20 @@ def _spelt(pairs: tuple[str, ...]) -> list[str]:
     return [pairs[0], *(pair[-1] for pair in pairs[1:])]
 
 
-def _chars_suffice(term: Term, normalized: str, indexed: str | None) -> bool:
-    """Whether the term's characters in `normalized` are where its words are, as read
-    from the text's token column: the column holds none of its words (the characters
-    are all there is), or the term is one word written as its form and the column's long
-    units hold it as many times as its characters occur."""
-    if indexed is None:
+def _chars_suffice(lookup: _Lookups, chars: list[tuple[int, int]], padded: str | None) -> bool:
+    """Whether the term's characters (`chars`, its matches in the text) are where its words
+    are, as read from the text's token column (`padded`: _padded): the column holds none of
+    its words (the characters are all there is), or the term is one word written as its
+    form and the column's long units hold it as many times as its characters occur."""
+    if padded is None:
         return False
-    padded = " " + indexed.replace(" ", "  ") + " "
-    needles = [" " + "  ".join(run) + " " for run in term.words]
+    needles = lookup.word_needles
     if not any(needle in padded for needle in needles):
         return True
-    first = term.words[0]
-    if len(first) != 1 or first[0][len(WORD_MARK) :] != term.text:
+    if not lookup.one_form:
         return False
     long = padded.split(STREAM_BREAK, 1)[0]
-    return long.count(needles[0]) == sum(1 for _ in _term_matches(normalized, term))
+    return long.count(needles[0]) == len(chars)
 
 
 def matches(text: str, terms: list[Term]) -> bool:
@@ -148,13 +266,7 @@ def matches(text: str, terms: list[Term]) -> bool:
 
 def highlight(text: str, terms: list[Term], indexed: Indexed | None = None) -> str:
     """`text` HTML-escaped, with <mark> around every match (`indexed`: match_spans)."""
-    out, cursor = [], 0
-    for start, end in match_spans(text, terms, indexed):
-        out.append(html.escape(text[cursor:start]))
-        out.append("<mark>" + html.escape(text[start:end]) + "</mark>")
-        cursor = end
-    out.append(html.escape(text[cursor:]))
-    return "".join(out)
+    return Marker(terms).highlight(text, indexed)
 
 
 def crop(text: str, terms: list[Term], width: int = 80, indexed: Indexed | None = None) -> str:

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from models.search.base import (
     MOMENTS_PER_VIDEO,
@@ -39,12 +39,11 @@ from models.search.embedded.meaning import (
 )
 from models.search.embedded.moments import MatchedSegments, segment_spans, video_key_of
 from models.search.embedded.scan import TARGET_COLUMNS, needs_scan, scan_rowids
-from models.search.highlight import Indexed, highlight, matches
+from models.search.highlight import Indexed, Marker, matches
 from models.search.moments import (
     VideoMoment,
     group_spans,
     list_moments,
-    moment_hit,
     rank_moments,
 )
 from models.search.text import Term
@@ -139,6 +138,12 @@ class VideoFinder:
         return Matching(self.conn, self.read, self.columns, self.query.channels, self.passing)
 
     @cached_property
+    def marker(self) -> Marker:
+        """Where the query's terms are in the page's moments (highlight.py), worked out
+        once for all of them."""
+        return Marker(self.terms)
+
+    @cached_property
     def segments(self) -> MatchedSegments:
         """The keyword side's matching segments, video by video (every moment of them)."""
         indexed = self.matching if self.terms and self.scan is None else None
@@ -218,7 +223,10 @@ class VideoFinder:
     def _rows(self, keys: list[int], listed: Mapping[int, Listed]) -> dict[int, sqlite3.Row]:
         """The page's video documents and the segments showing their moments, by rowid."""
         shown = [int(moment.shown[0]) for key in keys for moment in listed[key].moments]
-        return layout.document_rows(self.conn, [*(key << VIDEO_SHIFT for key in keys), *shown])
+        documents = [*(key << VIDEO_SHIFT for key in keys), *shown]
+        if self.terms and self.scan is None:
+            self.matching.token_columns(documents)  # read once, for fields and highlights
+        return layout.document_rows(self.conn, documents)
 
     # -- moments ------------------------------------------------------------------------
 
@@ -283,19 +291,33 @@ class VideoFinder:
         """The moments as hits, each the text of the segment showing it over the moment's
         range; highlighted (told by its token columns where the words are) unless
         `marked` is given and it is not in it (found by meaning alone: escaped). A
-        moment whose segment has gone meanwhile is left out."""
+        moment whose segment has gone meanwhile is left out. Each hit is built once, with
+        its video's fields read once a video."""
         hits = []
+        fields: dict[int, dict[str, Any]] = {}
         for moment in moments:
             rowid = int(moment.shown[0])
             row = rows.get(rowid)
             if row is None:
                 continue
-            hit = _moment(row)
+            key = video_key(rowid)
+            if key not in fields:
+                fields[key] = layout.video_fields(row)
+            text = row["text"] or ""
             if marked is None or rowid in marked:
-                marks = highlight(hit.text, self.terms, self._text_tokens(rowid))
+                marks = self.marker.highlight(text, self._text_tokens(rowid))
             else:
-                marks = html.escape(hit.text)
-            hits.append(moment_hit(moment, replace(hit, highlight=marks)))
+                marks = html.escape(text)
+            hits.append(
+                Hit(
+                    **fields[key],
+                    matched_in="subtitle",
+                    start=moment.start,
+                    end=moment.end,
+                    text=text,
+                    highlight=marks,
+                )
+            )
         return hits
 
     def _video_hit(
@@ -332,7 +354,7 @@ class VideoFinder:
 
     def _meta_fields(self, key: int, fields: tuple[str, ...]) -> list[str] | None:
         """Which of `fields` (title, description) of the video's document hold a term,
-        from its token columns when ranking read them (None: look in the text)."""
+        from its token columns when they were read (None: look in the text)."""
         if not self.terms:
             return []
         if self.scan is not None:
@@ -343,7 +365,7 @@ class VideoFinder:
         return [field for field in fields if self.matching.scorer.holds(found, field)]
 
     def _text_tokens(self, rowid: int) -> Indexed | None:
-        """A segment's subtitle word and reading columns, when ranking read them (for
+        """A segment's subtitle word and reading columns, when they were read (for
         highlight)."""
         if not self.terms or self.scan is not None:
             return None
@@ -366,14 +388,19 @@ class VideoFinder:
         latest = self.matching.latest_matches()
         if latest is not None and len(latest) <= EVERY:
             return self._among(latest, sort, page)
-        total = self.matching.videos(TOTAL_VIDEOS_CAP)
-        if not total:
-            return 0, []
         if sort == "relevance":
-            keys = self._by_relevance(page, latest[:RANKED] if latest else None)
+            # The candidates first: their read tells the count how to go (or is it).
+            candidates = latest[:RANKED] if latest else self.matching.candidates()
+            if not candidates:
+                return 0, []
+            total = self.matching.videos(TOTAL_VIDEOS_CAP)
+            keys = self._by_relevance(page, candidates)
             if len(keys) < page[0] and total > page[1] + len(keys):
                 keys += self._beyond_ranked(page, len(keys), total)
             return total, keys
+        total = self.matching.videos(TOTAL_VIDEOS_CAP)
+        if not total:
+            return 0, []
         if total > TOTAL_VIDEOS_CAP:
             return total, self._probed(sort, page)
         sql, params = self.matching.videos_in_order(sort, " LIMIT ? OFFSET ?")
@@ -540,18 +567,6 @@ def _itself(key: int) -> int:
 def _total(scores: Scores) -> float:
     meta, segments = scores
     return max(segments.values(), default=0.0) + (meta or 0.0)
-
-
-def _moment(row: sqlite3.Row) -> Hit:
-    """A subtitle hit, not highlighted yet."""
-    return Hit(
-        **layout.video_fields(row),
-        matched_in="subtitle",
-        start=row["start"],
-        end=row["end"],
-        text=row["text"] or "",
-        highlight="",
-    )
 
 
 def _ranking(keyword: list[int], by_meaning: list[int], meant: Meaning | None) -> list[int]:

@@ -9,7 +9,7 @@ import pytest
 
 from models.search import SearchQuery, Segment, meili_request, video_documents
 from models.search.embedded import moments as embedded_moments
-from models.search.embedded import videos as embedded_videos
+from models.search.highlight import Marker
 from models.search.meili_meaning import Meaning
 from models.search.moments import group_spans, rank_moments
 from tests.models.search.engines import EVERY_ENGINE, engine_named, on_stand_in
@@ -201,9 +201,9 @@ def test_only_the_page_of_the_list_is_highlighted(embedded_engine, monkeypatch):
     # Given a video of thirty moments
     index(embedded_engine, "costly00001", apart(30))
     marked = []
-    highlight = embedded_videos.highlight
+    highlight = Marker.highlight
     monkeypatch.setattr(
-        embedded_videos, "highlight", lambda text, *a: marked.append(text) or highlight(text, *a)
+        Marker, "highlight", lambda self, text, *a: marked.append(text) or highlight(self, text, *a)
     )
 
     # When a page of five is listed, and a grouped page shown
