@@ -174,7 +174,7 @@ class Matching:
         query, unless the latest matches show too few videos for that (a phrase, whose
         pairs would be read to the end before the query is): then by the query alone."""
         if self.latest is not None and len(self.latest) < RANKED:
-            return len({video_key(rowid) for rowid in self.latest})
+            return min(len({video_key(rowid) for rowid in self.latest}), cap + 1)
         counts = (self.pairs, self.match) if self._many_videos(cap) else (self.match,)
         for match in counts:
             if match is None:
