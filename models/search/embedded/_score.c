@@ -586,7 +586,7 @@ static int rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, const Ranking
                     double *result) {
     const Plan *plan = ranking->plan;
     double tiers = 0.0, bm25 = 0.0, norm;
-    int length = 0, n, m, rc;
+    int length = 0, n, m, rc, phrases_in_query = api->xPhraseCount(fts);
     for (n = 0; n < plan->length_count; n++) {
         int size = 0;
         rc = api->xColumnSize(fts, plan->length_columns[n], &size);
@@ -600,7 +600,8 @@ static int rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, const Ranking
         double found = 0.0;
         for (m = 0; m < phrases->word_count; m++) {
             double run = 0.0;
-            if (phrases->words[m] < 0) return rank_from_columns(api, fts, plan, result);
+            if (phrases->words[m] < 0 || phrases->words[m] >= phrases_in_query)
+                return rank_from_columns(api, fts, plan, result); /* not in the query */
             rc = phrase_frequency(api, fts, phrases->words[m], &plan->words, &run);
             if (rc != SQLITE_OK) return rc;
             if (m == 0 || run > found) found = run;
@@ -608,7 +609,8 @@ static int rank_row(const Fts5ExtensionApi *api, Fts5Context *fts, const Ranking
         if (found) {
             tiers += plan->word_bonus;
         } else {
-            if (phrases->pairs < 0) return rank_from_columns(api, fts, plan, result);
+            if (phrases->pairs < 0 || phrases->pairs >= phrases_in_query)
+                return rank_from_columns(api, fts, plan, result);
             rc = phrase_frequency(api, fts, phrases->pairs, &plan->pairs, &found);
             if (rc != SQLITE_OK) return rc;
             if (!found) return rank_from_columns(api, fts, plan, result); /* by reading */
