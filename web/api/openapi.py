@@ -196,7 +196,8 @@ def _parameters(spec: Operation) -> list[dict[str, Any]]:
                 "member answers the first answer and changes nothing (kept 24 h; 409 "
                 "`request_in_progress` while the first runs, 409 `idempotency_key_reused` "
                 "for another request)",
-                "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+                # What models/idempotency.checked_key takes: visible ASCII, as a UUID is.
+                "schema": {"type": "string", "pattern": "^[!-~]{1,255}$"},
             }
         )
     if spec.body_kind == SIGNED:
