@@ -26,6 +26,8 @@ from models.search.text import (
     Term,
     normalize,
     normalized_with_map,
+    padded_column,
+    padded_run,
 )
 
 
@@ -106,23 +108,13 @@ def _lookups(term: Term) -> _Lookups:
     first = term.words[0] if term.words else ()
     return _Lookups(
         term=term,
-        word_needles=tuple(_needle(run) for run in term.words),
+        word_needles=tuple(padded_run(run) for run in term.words),
         one_form=len(first) == 1 and first[0][len(WORD_MARK) :] == term.text,
         forms=term.forms,
-        reading_needles=tuple(_needle(run) for run in term.reading_tokens),
+        reading_needles=tuple(padded_run(run) for run in term.reading_tokens),
         reading_keys=term.reading_keys,
         spelt=tuple("".join(_spelt(spelt)) for spelt in term.spellings),
     )
-
-
-def _needle(run: tuple[str, ...]) -> str:
-    """A run of tokens as it stands in a padded column (_padded): each token between
-    spaces of its own, so a token is never found inside a longer one."""
-    return " " + "  ".join(run) + " "
-
-
-def _padded(column: str) -> str:
-    return " " + column.replace(" ", "  ") + " "
 
 
 class Marker:
@@ -153,7 +145,7 @@ class Marker:
         # Each term's matches as characters: the spans of a term without words found as
         # words, and what tells whether its characters are its words (_chars_suffice).
         written = [list(_term_matches(normalized, lookup.term)) for lookup in self.lookups]
-        words_column = _padded(indexed.words) if indexed is not None else None
+        words_column = padded_column(indexed.words) if indexed is not None else None
         worded = [
             lookup
             for lookup, chars in zip(self.lookups, written, strict=True)
@@ -166,7 +158,7 @@ class Marker:
                 strict=True,
             )
         )
-        readings_column = _padded(indexed.readings) if indexed is not None else None
+        readings_column = padded_column(indexed.readings) if indexed is not None else None
         read = [
             lookup
             for lookup in self.lookups

@@ -23,7 +23,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from models.search.analysis import (
@@ -405,3 +405,15 @@ def join_texts(parts: list[str]) -> str:
             out += " "
         out += part
     return out
+
+
+def padded_column(column: str) -> str:
+    """A token column with every space doubled and the whole wrapped in spaces: each
+    token stands between spaces of its own, so a plain substring search for a
+    padded_run finds whole tokens only (the scorers and highlight read columns so)."""
+    return " " + column.replace(" ", "  ") + " "
+
+
+def padded_run(tokens: Sequence[str], prefix: bool = False) -> str:
+    """Tokens as they stand in a padded column; a prefix's last token may go on."""
+    return " " + "  ".join(tokens) + ("" if prefix else " ")

@@ -311,11 +311,9 @@ class Matching:
         search: in SQLite by the C scorer, the documents' columns never read into
         Python; else from their columns here (kept for the page's hits)."""
         missing = [rowid for rowid in rowids if rowid not in self.scored]
-        if not missing:
-            pass
-        elif self.plan is not None:
+        if missing and self.plan is not None:
             self.scored.update(scores_in_sqlite(self.conn, self.plan, missing))
-        else:
+        elif missing:
             columns = layout.token_columns(self.conn, missing)
             self.columns_read.update(columns)
             scorer = self.scorer

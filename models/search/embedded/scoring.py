@@ -39,7 +39,7 @@ from models.search.embedded.layout import (
     READING_COLUMNS,
     WORD_COLUMNS,
 )
-from models.search.text import Term
+from models.search.text import Term, padded_column, padded_run
 
 K1 = 1.2
 B = 0.75
@@ -98,7 +98,7 @@ class Scorer:
         # document down only when nothing of that group was found as written.
         self.groups = list(groups) if groups is not None else list(range(len(terms)))
         self.needles = [
-            (_needle(term.tokens, term.prefix), _word_needles(term), weight)
+            (padded_run(term.tokens, term.prefix), _word_needles(term), weight)
             for term, weight in zip(terms, weights, strict=True)
         ]
         # Each term's reading needles and the scale of a match by them (none: no readings).
@@ -106,9 +106,9 @@ class Scorer:
             (_reading_needles(term), ROMAJI_SCALE if term.romaji else READING_SCALE)
             for term in terms
         ]
-        self.spelling_needles = [tuple(_needle(spelt) for spelt in t.spellings) for t in terms]
+        self.spelling_needles = [tuple(padded_run(spelt) for spelt in t.spellings) for t in terms]
         self.phrase = (
-            (_needle(phrase.tokens), _word_needles(phrase)) if phrase is not None else None
+            (padded_run(phrase.tokens), _word_needles(phrase)) if phrase is not None else None
         )
         self.phrase_readings = _reading_needles(phrase) if phrase is not None else ()
         self.any_words = any(words for _, words, _ in self.needles) or bool(
@@ -300,9 +300,9 @@ class Scorer:
     def holds(self, columns: Sequence[str], field: str) -> bool:
         """Whether a field of a document (its pair column and its word column, from its
         token columns) holds any of the terms."""
-        pairs = " " + columns[FTS_COLUMNS.index(field)].replace(" ", "  ") + " "
-        words = " " + columns[FTS_COLUMNS.index(WORD_COLUMNS[field])].replace(" ", "  ") + " "
-        read = " " + columns[FTS_COLUMNS.index(READING_COLUMNS[field])].replace(" ", "  ") + " "
+        pairs = padded_column(columns[FTS_COLUMNS.index(field)])
+        words = padded_column(columns[FTS_COLUMNS.index(WORD_COLUMNS[field])])
+        read = padded_column(columns[FTS_COLUMNS.index(READING_COLUMNS[field])])
         return any(
             pair in pairs
             or any(needle in words for needle in word_needles)
@@ -322,9 +322,7 @@ def _number(value: float) -> str:
 def _padded(columns: Sequence[str], weights: list[tuple[int, float]]) -> list[tuple[str, float]]:
     """The non-empty columns at the places of `weights`, each space doubled and the whole
     wrapped in spaces (see Scorer.parts), with their weights."""
-    return [
-        (" " + columns[c].replace(" ", "  ") + " ", weight) for c, weight in weights if columns[c]
-    ]
+    return [(padded_column(columns[c]), weight) for c, weight in weights if columns[c]]
 
 
 def _frequency(searched: list[tuple[str, float]], needle: str) -> float:
@@ -337,17 +335,12 @@ def _frequency(searched: list[tuple[str, float]], needle: str) -> float:
     return frequency
 
 
-def _needle(tokens: Sequence[str], prefix: bool = False) -> str:
-    """Tokens as they stand in a padded column; a prefix's last token may go on."""
-    return " " + "  ".join(tokens) + ("" if prefix else " ")
-
-
 def _word_needles(term: Term) -> tuple[str, ...]:
-    return tuple(_needle(run) for run in term.words)
+    return tuple(padded_run(run) for run in term.words)
 
 
 def _reading_needles(term: Term) -> tuple[str, ...]:
-    return tuple(_needle(run) for run in term.reading_tokens)
+    return tuple(padded_run(run) for run in term.reading_tokens)
 
 
 def _occurrences(haystack: str, needle: str) -> int:
