@@ -548,7 +548,11 @@ def abandon_hold(user_id: str, reservation_id: str) -> None:
     )
     if not own_unpaid:
         raise NotFound("No reservation of yours awaiting payment has this id.")
-    if not release_cancelled_checkout(user_id, reservation_id):
+    if release_cancelled_checkout(user_id, reservation_id):
+        return
+    # Closing the checkout sends the provider's expired event, which may release the
+    # hold before this request does: gone is released, only a hold still there stays.
+    if AdReservation.select().where(AdReservation.id == reservation_id).exists():
         raise AlreadyPaid()
 
 

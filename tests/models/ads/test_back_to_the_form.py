@@ -72,3 +72,24 @@ def test_two_cancels_at_once_release_the_hold_once():
     assert sum(outcome is None for outcome in outcomes) >= 1
     assert all(o is None or isinstance(o, (NotFound, AlreadyPaid)) for o in outcomes)
     assert not AdReservation.select().where(AdReservation.id == reservation.id).exists()
+
+
+def test_a_hold_the_providers_expired_event_released_first_is_cancelled_all_the_same(
+    monkeypatch,
+):
+    # Given a provider whose expired event, sent as the checkout closes, is handled
+    # before the buyer's own request goes on (a loaded machine: seen in a browser test)
+    reservation = buy()
+    provider = get_provider()
+    expire = provider.expire_checkout_session
+
+    def expire_and_release_first(session_id):
+        closed = expire(session_id)
+        AdReservation.delete().where(AdReservation.id == reservation.id).execute()
+        return closed
+
+    monkeypatch.setattr(provider, "expire_checkout_session", expire_and_release_first)
+
+    # When the buyer cancels the hold, then it is gone, and no error says it stays
+    abandon_hold(reservation.user_id, reservation.id)
+    assert not AdReservation.select().where(AdReservation.id == reservation.id).exists()
